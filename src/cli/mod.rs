@@ -1,0 +1,52 @@
+//! Clap commands. Each command lives in its own file and only parses,
+//! calls the library and prints.
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+mod bench;
+mod matchcmd;
+mod perft;
+mod replay;
+mod stats;
+
+/// AlphaZero-style self-play trainer for the board game YINSH.
+#[derive(Parser)]
+#[command(name = "yinsh-zero", version, about, propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Replay a BoardSpace `.sgf` game record step by step.
+    Replay(replay::Args),
+    /// Count decision sequences from a position (move-generation check).
+    Perft(perft::Args),
+    /// Play uniformly random games and report branching factors and game lengths.
+    Stats(stats::Args),
+    /// Play a match between two players and report wins/draws/losses per colour.
+    Match(matchcmd::Args),
+    /// Measure the speed of a hot path.
+    Bench(bench::Args),
+}
+
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Replay(a) => replay::run(a),
+        Command::Perft(a) => perft::run(a),
+        Command::Stats(a) => stats::run(a),
+        Command::Match(a) => matchcmd::run(a),
+        Command::Bench(a) => bench::run(a),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,1 @@
+//! TEMPORARY scaffold: players, filled by its owner.

@@ -1,0 +1,8 @@
+//! yinsh-zero: an AlphaZero-style self-play trainer for the board game YINSH.
+//!
+//! Data flows one way: [`yinsh`] (rules) -> encoding -> search -> self-play
+//! records -> replay -> training -> checkpoint -> [`eval`]uation.
+
+pub mod eval;
+pub mod stats;
+pub mod yinsh;

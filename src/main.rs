@@ -1,0 +1,7 @@
+//! The `yinsh-zero` command line: parse, call the library, print.
+
+mod cli;
+
+fn main() -> std::process::ExitCode {
+    cli::main()
+}

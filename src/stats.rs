@@ -1,0 +1,1 @@
+//! TEMPORARY scaffold: random-game statistics, filled by its owner.

@@ -1,0 +1,17 @@
+//! The game of YINSH: geometry, rules, notations and symmetries.
+//!
+//! Knows nothing of search or networks.
+
+pub mod action;
+pub mod bitboard;
+pub mod notation;
+pub mod perft;
+pub mod point;
+pub mod position;
+pub mod sgf;
+pub mod symmetry;
+
+pub use action::{ACTION_SPACE, Action, Color};
+pub use bitboard::Bitboard;
+pub use point::{Axis, Direction, Point};
+pub use position::{ActionList, Decision, EndReason, IllegalAction, Outcome, Position, Variant};

@@ -1,0 +1,1 @@
+//! TEMPORARY scaffold: filled by its owner.
