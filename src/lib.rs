@@ -4,5 +4,6 @@
 //! records -> replay -> training -> checkpoint -> [`eval`]uation.
 
 pub mod eval;
+pub mod evaluator;
 pub mod stats;
 pub mod yinsh;

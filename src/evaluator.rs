@@ -1,0 +1,51 @@
+//! The one interface between search and whatever judges positions.
+//!
+//! The search asks an [`Evaluator`] about a batch of positions and gets back
+//! priors over each position's legal actions and a win/draw/loss estimate. It
+//! never learns whether a network, which backend, or a dummy answered.
+
+use crate::yinsh::Position;
+
+/// What an evaluator says about one position.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Evaluation {
+    /// Prior probability of each legal action, in the order of
+    /// [`Position::legal_actions`]; sums to 1.
+    pub priors: Vec<f32>,
+    /// Probabilities of win, draw and loss for the player to act; sums to 1.
+    pub wdl: [f32; 3],
+}
+
+impl Evaluation {
+    /// Expected score for the player to act, in [-1, 1]: P(win) - P(loss).
+    pub fn value(&self) -> f32 {
+        self.wdl[0] - self.wdl[2]
+    }
+}
+
+/// Judges batches of positions. Implementations may keep scratch buffers and
+/// caches, hence `&mut self`; each self-play worker owns its own evaluator.
+pub trait Evaluator {
+    /// One [`Evaluation`] per position, in order. Positions are never over.
+    fn evaluate(&mut self, positions: &[Position]) -> Vec<Evaluation>;
+}
+
+/// Uniform priors and an even value: search with no knowledge at all, used to
+/// measure search overhead and to test the search on its own.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct UniformEvaluator;
+
+impl Evaluator for UniformEvaluator {
+    fn evaluate(&mut self, positions: &[Position]) -> Vec<Evaluation> {
+        positions
+            .iter()
+            .map(|p| {
+                let n = p.legal_action_count().max(1);
+                Evaluation {
+                    priors: vec![1.0 / n as f32; n],
+                    wdl: [0.0, 1.0, 0.0],
+                }
+            })
+            .collect()
+    }
+}
