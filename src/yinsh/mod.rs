@@ -8,6 +8,7 @@ pub mod notation;
 pub mod perft;
 pub mod point;
 pub mod position;
+pub mod setup;
 pub mod sgf;
 pub mod symmetry;
 
@@ -15,3 +16,4 @@ pub use action::{ACTION_SPACE, Action, Color};
 pub use bitboard::Bitboard;
 pub use point::{Axis, Direction, Point};
 pub use position::{ActionList, Decision, EndReason, IllegalAction, Outcome, Position, Variant};
+pub use setup::SetupError;
