@@ -5,5 +5,7 @@
 
 pub mod eval;
 pub mod evaluator;
+pub mod replay;
+pub mod run;
 pub mod stats;
 pub mod yinsh;

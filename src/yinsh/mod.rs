@@ -5,6 +5,7 @@
 pub mod action;
 pub mod bitboard;
 pub mod notation;
+pub mod packed;
 pub mod perft;
 pub mod point;
 pub mod position;

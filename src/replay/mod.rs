@@ -1,0 +1,3 @@
+//! Self-play records on disk and the replay window.
+
+pub mod record;

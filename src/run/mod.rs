@@ -1,0 +1,3 @@
+//! The run directory: atomic writes, checkpoints, resume, configs.
+
+pub mod atomic;
