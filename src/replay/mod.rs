@@ -1,3 +1,4 @@
 //! Self-play records on disk and the replay window.
 
 pub mod record;
+pub mod window;

@@ -1,0 +1,210 @@
+//! The replay window: the newest self-play positions, sized to grow
+//! sub-linearly with everything generated so far, sampled uniformly.
+
+use std::collections::VecDeque;
+use std::path::{Path, PathBuf};
+
+use rand::Rng;
+use serde::{Deserialize, Serialize};
+
+use super::record::{self, RecordError, Sample};
+use crate::yinsh::Position;
+
+/// How big the window is. With `n` positions generated so far the window
+/// holds `min(n, size(n))` of the newest, where `size` follows KataGo's
+/// power law: `c * (1 + beta * ((n/c)^alpha - 1) / alpha)` past `c =
+/// min_size`, capped at `max_size`. Early on every position is kept; later
+/// the window grows slower than the data, so old games from weak networks
+/// fade out.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct WindowConfig {
+    /// Positions kept before the window starts to lag behind the data.
+    pub min_size: usize,
+    /// Hard cap on positions held in memory.
+    pub max_size: usize,
+    /// Exponent of the growth law (0 < alpha <= 1).
+    pub alpha: f64,
+    /// Slope of the growth law.
+    pub beta: f64,
+}
+
+impl Default for WindowConfig {
+    fn default() -> Self {
+        WindowConfig {
+            min_size: 20_000,
+            max_size: 500_000,
+            alpha: 0.75,
+            beta: 0.4,
+        }
+    }
+}
+
+impl WindowConfig {
+    /// Window size after `generated` positions in total.
+    ///
+    /// ```
+    /// use yinsh_zero::replay::window::WindowConfig;
+    /// let c = WindowConfig::default();
+    /// assert_eq!(c.size(5_000), 5_000);
+    /// assert!(c.size(1_000_000) < 1_000_000 / 2);
+    /// assert_eq!(c.size(u64::MAX / 4), c.max_size);
+    /// ```
+    pub fn size(&self, generated: u64) -> usize {
+        let c = self.min_size.max(1) as f64;
+        let n = generated as f64;
+        let s = if n <= c {
+            n
+        } else {
+            c * (1.0 + self.beta * ((n / c).powf(self.alpha) - 1.0) / self.alpha)
+        };
+        (s as usize).min(self.max_size)
+    }
+}
+
+/// A position of the window, checked and unpacked.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WindowSample {
+    pub position: Position,
+    pub policy: Vec<(u16, f32)>,
+    pub outcome: i8,
+    pub ring_margin: i8,
+}
+
+/// The newest positions, in the order their files were added.
+#[derive(Debug, Default)]
+pub struct ReplayWindow {
+    config: WindowConfig,
+    samples: VecDeque<WindowSample>,
+    /// Files added so far, oldest first, with their sample counts.
+    files: Vec<(PathBuf, usize)>,
+    generated: u64,
+}
+
+impl ReplayWindow {
+    pub fn new(config: WindowConfig) -> Self {
+        ReplayWindow {
+            config,
+            ..Default::default()
+        }
+    }
+
+    /// Positions generated in total (every file ever added).
+    pub fn generated(&self) -> u64 {
+        self.generated
+    }
+
+    /// Positions held now.
+    pub fn len(&self) -> usize {
+        self.samples.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.samples.is_empty()
+    }
+
+    /// Files added so far, oldest first, with their sample counts.
+    pub fn files(&self) -> &[(PathBuf, usize)] {
+        &self.files
+    }
+
+    /// Reads a record file and adds its positions, dropping the oldest ones
+    /// beyond the window. A damaged or foreign file is an error naming it,
+    /// and the window is unchanged.
+    pub fn add_file(&mut self, path: &Path) -> Result<usize, RecordError> {
+        let file = record::read(path)?;
+        let n = file.samples.len();
+        self.add_samples(file.samples);
+        self.files.push((path.to_path_buf(), n));
+        Ok(n)
+    }
+
+    /// Adds already validated samples (see [`Sample::validate`]).
+    fn add_samples(&mut self, samples: Vec<Sample>) {
+        self.generated += samples.len() as u64;
+        for s in samples {
+            let position = Position::try_from(s.position).expect("validated when read");
+            self.samples.push_back(WindowSample {
+                position,
+                policy: s.policy,
+                outcome: s.outcome,
+                ring_margin: s.ring_margin,
+            });
+        }
+        let keep = self.config.size(self.generated);
+        while self.samples.len() > keep {
+            self.samples.pop_front();
+        }
+    }
+
+    /// `n` positions drawn uniformly (with replacement) from the window.
+    pub fn sample<'a, R: Rng>(&'a self, rng: &mut R, n: usize) -> Vec<&'a WindowSample> {
+        if self.samples.is_empty() {
+            return Vec::new();
+        }
+        (0..n)
+            .map(|_| &self.samples[rng.random_range(0..self.samples.len())])
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::replay::record::{RecordFile, RecordMeta};
+    use crate::yinsh::packed::PackedPosition;
+    use rand::{SeedableRng, rngs::SmallRng};
+
+    fn file_of(n: usize, tag: i8) -> RecordFile {
+        let pos = Position::new();
+        let legal = pos.legal_actions();
+        let p = 1.0 / legal.len() as f32;
+        let sample = Sample {
+            position: PackedPosition::from(&pos),
+            policy: legal.iter().map(|a| (a.index() as u16, p)).collect(),
+            outcome: tag,
+            ring_margin: 0,
+            full_search: true,
+        };
+        RecordFile {
+            meta: RecordMeta {
+                generation: 0,
+                games: 1,
+                producer: "test".into(),
+            },
+            samples: vec![sample; n],
+        }
+    }
+
+    #[test]
+    fn keeps_the_newest_positions_and_skips_damaged_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let config = WindowConfig {
+            min_size: 10,
+            max_size: 15,
+            alpha: 0.75,
+            beta: 0.4,
+        };
+        let mut w = ReplayWindow::new(config.clone());
+        for (i, tag) in [(0, -1), (1, 0), (2, 1)] {
+            let p = dir.path().join(format!("{i}.bin"));
+            record::write(&p, &file_of(8, tag)).unwrap();
+            assert_eq!(w.add_file(&p).unwrap(), 8);
+        }
+        assert_eq!(w.generated(), 24);
+        assert_eq!(w.len(), config.size(24));
+        assert!(w.len() < 24 && w.len() >= 10);
+        // The oldest file's positions went first.
+        assert!(w.samples.iter().all(|s| s.outcome >= 0));
+        let bad = dir.path().join("bad.bin");
+        std::fs::write(&bad, b"YZRECORD garbage").unwrap();
+        let e = w.add_file(&bad).unwrap_err().to_string();
+        assert!(e.contains("bad.bin"), "{e}");
+        assert_eq!(
+            (w.len(), w.generated(), w.files().len()),
+            (config.size(24), 24, 3)
+        );
+        let mut rng = SmallRng::seed_from_u64(1);
+        assert_eq!(w.sample(&mut rng, 100).len(), 100);
+    }
+}
