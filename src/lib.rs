@@ -3,6 +3,7 @@
 //! Data flows one way: [`yinsh`] (rules) -> encoding -> search -> self-play
 //! records -> replay -> training -> checkpoint -> [`eval`]uation.
 
+pub mod bench;
 pub mod eval;
 pub mod evaluator;
 pub mod replay;

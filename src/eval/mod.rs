@@ -1,1 +1,33 @@
-//! TEMPORARY scaffold: players, filled by its owner.
+//! Players and the games and matches they play.
+//!
+//! Everything that chooses actions implements [`Player`]: the baselines here
+//! ([`RandomPlayer`], [`GreedyPlayer`]) and, later, search and network
+//! players. Players are named on the command line by a spec such as
+//! `greedy` or `alphabeta:depth=3` (see [`parse_player`]), and meet in
+//! [`play_game`] and [`play_match`].
+//!
+//! ```
+//! use yinsh_zero::eval::{parse_player, play_game};
+//! use yinsh_zero::yinsh::Position;
+//!
+//! let mut white = parse_player("greedy", 1).unwrap();
+//! let mut black = parse_player("random", 2).unwrap();
+//! let record = play_game(white.as_mut(), black.as_mut(), Position::blitz()).unwrap();
+//! assert!(!record.actions.is_empty());
+//! ```
+
+mod game;
+mod greedy;
+mod matches;
+mod player;
+mod random;
+mod seed;
+mod spec;
+
+pub use game::{GameRecord, PlayError, play_game};
+pub use greedy::GreedyPlayer;
+pub use matches::{MatchConfig, MatchError, MatchResult, Tally, play_match};
+pub use player::Player;
+pub use random::RandomPlayer;
+pub use seed::sub_seed;
+pub use spec::{KNOWN_PLAYERS, PlayerInfo, PlayerSpec, PlayerSpecError, parse_player};

@@ -1,0 +1,60 @@
+//! The interface every player implements.
+
+use crate::yinsh::{Action, Position};
+
+/// Something that chooses actions: a baseline, a search, a network, or an
+/// external engine.
+///
+/// A game calls [`Player::new_game`] once, then for every decision asks the
+/// player to act with [`Player::choose`] and tells both players what was
+/// played with [`Player::observe`]. Players that keep state across moves
+/// (a search tree to reuse, an external engine's own board) follow the game
+/// through the two hooks; stateless players ignore them.
+///
+/// ```
+/// use yinsh_zero::eval::{Player, RandomPlayer};
+/// use yinsh_zero::yinsh::Position;
+///
+/// let mut p = RandomPlayer::new(42);
+/// let pos = Position::new();
+/// let a = p.choose(&pos);
+/// assert!(pos.is_legal(a));
+/// ```
+pub trait Player: Send {
+    /// A short human-readable name, e.g. the spec the player was built from.
+    fn name(&self) -> String;
+
+    /// The action to play in `pos`.
+    ///
+    /// Called only when the game is not over and `pos.to_act()` is this
+    /// player's colour. Must return a legal action (one of
+    /// [`Position::legal_actions`]); returning anything else is a bug in the
+    /// player, which [`play_game`](super::play_game) reports as an error.
+    fn choose(&mut self, pos: &Position) -> Action;
+
+    /// A new game starts from `start`. Default: nothing to reset.
+    fn new_game(&mut self, start: &Position) {
+        let _ = start;
+    }
+
+    /// `action` was just played in `pos_before` by either side (including
+    /// this player's own choices). Default: nothing to follow.
+    fn observe(&mut self, pos_before: &Position, action: Action) {
+        let _ = (pos_before, action);
+    }
+}
+
+impl<P: Player + ?Sized> Player for Box<P> {
+    fn name(&self) -> String {
+        (**self).name()
+    }
+    fn choose(&mut self, pos: &Position) -> Action {
+        (**self).choose(pos)
+    }
+    fn new_game(&mut self, start: &Position) {
+        (**self).new_game(start)
+    }
+    fn observe(&mut self, pos_before: &Position, action: Action) {
+        (**self).observe(pos_before, action)
+    }
+}

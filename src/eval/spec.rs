@@ -1,0 +1,237 @@
+//! Naming players on the command line: `name[:key=value,key=value]`.
+
+use std::fmt;
+use std::str::FromStr;
+
+use super::greedy::GreedyPlayer;
+use super::player::Player;
+use super::random::RandomPlayer;
+
+/// A player kind that [`parse_player`] can build, with its options.
+#[derive(Clone, Copy, Debug)]
+pub struct PlayerInfo {
+    pub name: &'static str,
+    /// Accepted keys, each with a one-line description.
+    pub keys: &'static [(&'static str, &'static str)],
+    pub about: &'static str,
+}
+
+/// Every player kind [`parse_player`] knows, for help texts and errors.
+pub const KNOWN_PLAYERS: &[PlayerInfo] = &[
+    PlayerInfo {
+        name: "random",
+        keys: &[],
+        about: "uniformly random legal actions",
+    },
+    PlayerInfo {
+        name: "greedy",
+        keys: &[(
+            "threats",
+            "true|false: check the opponent's replies for rows (default true)",
+        )],
+        about: "best action one ply ahead by rows, markers and mobility",
+    },
+];
+
+/// A parsed player spec: a name and `key=value` options, in order.
+///
+/// ```
+/// use yinsh_zero::eval::PlayerSpec;
+/// let s: PlayerSpec = "alphabeta:depth=3,time=1.5".parse().unwrap();
+/// assert_eq!(s.name, "alphabeta");
+/// assert_eq!(s.get("depth"), Some("3"));
+/// assert_eq!(s.to_string(), "alphabeta:depth=3,time=1.5");
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlayerSpec {
+    pub name: String,
+    pub options: Vec<(String, String)>,
+}
+
+impl PlayerSpec {
+    /// The value given for `key`, if any.
+    pub fn get(&self, key: &str) -> Option<&str> {
+        self.options
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// Why a player spec was rejected.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum PlayerSpecError {
+    #[error("empty player spec: expected `name[:key=value,...]`; known players: {known}")]
+    Empty { known: String },
+    #[error("`{spec}`: option `{option}` is not of the form key=value")]
+    Malformed { spec: String, option: String },
+    #[error("`{spec}`: option `{key}` is given twice")]
+    DuplicateKey { spec: String, key: String },
+    #[error("unknown player `{name}`; known players: {known}")]
+    UnknownPlayer { name: String, known: String },
+    #[error("player `{player}` has no option `{key}`; it accepts: {known}")]
+    UnknownKey {
+        player: String,
+        key: String,
+        known: String,
+    },
+    #[error("player `{player}`: option `{key}={value}`: {why}")]
+    BadValue {
+        player: String,
+        key: String,
+        value: String,
+        why: String,
+    },
+}
+
+fn known_players() -> String {
+    KNOWN_PLAYERS
+        .iter()
+        .map(|p| p.name)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+impl FromStr for PlayerSpec {
+    type Err = PlayerSpecError;
+
+    fn from_str(spec: &str) -> Result<PlayerSpec, PlayerSpecError> {
+        let spec = spec.trim();
+        let (name, rest) = match spec.split_once(':') {
+            Some((n, r)) => (n.trim(), Some(r)),
+            None => (spec, None),
+        };
+        if name.is_empty() {
+            return Err(PlayerSpecError::Empty {
+                known: known_players(),
+            });
+        }
+        let mut options: Vec<(String, String)> = Vec::new();
+        for option in rest.into_iter().flat_map(|r| r.split(',')) {
+            let Some((k, v)) = option.split_once('=') else {
+                return Err(PlayerSpecError::Malformed {
+                    spec: spec.into(),
+                    option: option.into(),
+                });
+            };
+            let (k, v) = (k.trim(), v.trim());
+            if k.is_empty() || v.is_empty() {
+                return Err(PlayerSpecError::Malformed {
+                    spec: spec.into(),
+                    option: option.into(),
+                });
+            }
+            if options.iter().any(|(seen, _)| seen == k) {
+                return Err(PlayerSpecError::DuplicateKey {
+                    spec: spec.into(),
+                    key: k.into(),
+                });
+            }
+            options.push((k.into(), v.into()));
+        }
+        Ok(PlayerSpec {
+            name: name.to_ascii_lowercase(),
+            options,
+        })
+    }
+}
+
+impl fmt::Display for PlayerSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.name)?;
+        for (i, (k, v)) in self.options.iter().enumerate() {
+            write!(f, "{}{k}={v}", if i == 0 { ':' } else { ',' })?;
+        }
+        Ok(())
+    }
+}
+
+/// Builds the player named by `spec`, seeding its randomness with `seed`.
+///
+/// The syntax is `name[:key=value,key=value]`; see [`KNOWN_PLAYERS`].
+/// Unknown names and keys are errors that list what is known.
+///
+/// ```
+/// use yinsh_zero::eval::parse_player;
+/// assert_eq!(parse_player("greedy:threats=false", 0).unwrap().name(), "greedy:threats=false");
+/// let err = parse_player("grredy", 0).err().unwrap().to_string();
+/// assert!(err.contains("random, greedy"), "{err}");
+/// ```
+pub fn parse_player(spec: &str, seed: u64) -> Result<Box<dyn Player>, PlayerSpecError> {
+    let spec: PlayerSpec = spec.parse()?;
+    let Some(info) = KNOWN_PLAYERS.iter().find(|p| p.name == spec.name) else {
+        return Err(PlayerSpecError::UnknownPlayer {
+            name: spec.name,
+            known: known_players(),
+        });
+    };
+    for (k, _) in &spec.options {
+        if !info.keys.iter().any(|(known, _)| known == k) {
+            let known = if info.keys.is_empty() {
+                "no options".to_string()
+            } else {
+                info.keys
+                    .iter()
+                    .map(|(k, about)| format!("{k} ({about})"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            return Err(PlayerSpecError::UnknownKey {
+                player: spec.name.clone(),
+                key: k.clone(),
+                known,
+            });
+        }
+    }
+    Ok(match info.name {
+        "random" => Box::new(RandomPlayer::new(seed)),
+        "greedy" => {
+            let threats = match spec.get("threats") {
+                None => true,
+                Some(v) => parse_bool(&spec, "threats", v)?,
+            };
+            Box::new(GreedyPlayer::with_threats(seed, threats))
+        }
+        other => unreachable!("KNOWN_PLAYERS lists `{other}` but nothing builds it"),
+    })
+}
+
+fn parse_bool(spec: &PlayerSpec, key: &str, value: &str) -> Result<bool, PlayerSpecError> {
+    match value.to_ascii_lowercase().as_str() {
+        "true" | "yes" | "on" | "1" => Ok(true),
+        "false" | "no" | "off" | "0" => Ok(false),
+        _ => Err(PlayerSpecError::BadValue {
+            player: spec.name.clone(),
+            key: key.into(),
+            value: value.into(),
+            why: "expected true or false".into(),
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn specs_parse_and_print() {
+        let s: PlayerSpec = " greedy ".parse().unwrap();
+        assert_eq!(s.to_string(), "greedy");
+        assert!(s.options.is_empty());
+        let s: PlayerSpec = "mcts:sims=800, cpuct=1.5".parse().unwrap();
+        assert_eq!(s.get("cpuct"), Some("1.5"));
+        assert_eq!(s.to_string(), "mcts:sims=800,cpuct=1.5");
+    }
+
+    #[test]
+    fn bad_specs_name_the_problem() {
+        let e = |s: &str| parse_player(s, 0).err().expect(s).to_string();
+        assert!(e("").contains("known players: random, greedy"));
+        assert!(e("alphabeta:depth=3").contains("unknown player `alphabeta`"));
+        assert!(e("greedy:depth=3").contains("no option `depth`; it accepts: threats"));
+        assert!(e("random:x=1").contains("accepts: no options"));
+        assert!(e("greedy:threats").contains("not of the form key=value"));
+        assert!(e("greedy:threats=maybe").contains("expected true or false"));
+        assert!(e("greedy:threats=1,threats=0").contains("given twice"));
+    }
+}
