@@ -331,3 +331,61 @@ fn deeper_perft() {
         perft_parallel(&position_after(false, MIDGAME), 5)
     );
 }
+
+/// Random play never walls a player in, so passes get a hand-built position:
+/// White's rings on a2-a5 are boxed in by black rings on b2-b6, and the one
+/// on b1 faces marker groups that run to the edge.
+#[test]
+fn a_walled_in_player_passes_in_both_implementations() {
+    let pieces = "Wa2 Wa3 Wa4 Wa5 Wb1 Bb2 Bb3 Bb4 Bb5 Bb6 \
+                  wc1 bd1 we1 wc2 bd3 we4 bf5 wg6 bh7 wi8 bj9 wk10";
+    let pos = Position::setup(
+        pieces,
+        [0, 0],
+        Color::White,
+        yinsh_zero::yinsh::Variant::STANDARD,
+    )
+    .unwrap();
+    let cells: Vec<(i32, i32, Cell)> = Point::all()
+        .filter_map(|p| {
+            let cell = match pos.piece_at(p)? {
+                (c, true) => Cell::Ring(side(c)),
+                (c, false) => Cell::Marker(side(c)),
+            };
+            Some((p.col() as i32, p.row() as i32, cell))
+        })
+        .collect();
+    let game = Game::setup(&cells, [0, 0], Side::White, 0, false);
+    assert_same_state(&pos, &game, "setup");
+    assert_eq!(
+        reference_actions(&game),
+        BTreeSet::from(["pass".to_string()])
+    );
+    assert_eq!(engine_actions(&pos), reference_actions(&game));
+    for depth in 1..=3 {
+        assert_eq!(perft(&pos, depth), game.perft(depth), "depth {depth}");
+    }
+    let (mut pos, mut game) = (pos, game);
+    let mut rng = SmallRng::seed_from_u64(5);
+    for step in 0..40 {
+        if pos.is_over() {
+            break;
+        }
+        let legal = pos.legal_actions();
+        let a = legal[rng.random_range(0..legal.len())];
+        pos.play(a).unwrap();
+        game.play(&a.to_string()).unwrap();
+        assert_same_state(&pos, &game, &format!("step {step} after {a}"));
+        assert_eq!(
+            engine_actions(&pos),
+            reference_actions(&game),
+            "step {step}"
+        );
+    }
+
+    // A pass right after the opponent's pass ends the game, scored by rings.
+    let walled = Game::setup(&cells, [0, 0], Side::White, 1, false);
+    let mut ended = walled.clone();
+    ended.play("pass").unwrap();
+    assert_eq!(ended.result(), Some(None));
+}

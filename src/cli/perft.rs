@@ -2,8 +2,9 @@
 
 use std::time::Instant;
 
-use anyhow::{Context, bail};
+use anyhow::Context;
 use yinsh_zero::yinsh::Position;
+use yinsh_zero::yinsh::notation::parse_game;
 use yinsh_zero::yinsh::perft::{perft_divide, perft_parallel};
 
 #[derive(clap::Args)]
@@ -18,12 +19,10 @@ pub struct Args {
     /// Print the count below each legal first decision.
     #[arg(long)]
     divide: bool,
-    /// Start after these decisions, whitespace-separated, one action each in
-    /// single-decision notation: `e3` (place), `a2-h9` (move), `xg5-g9`
-    /// (remove a row), `xa5` (remove a ring), `pass`. Example:
-    /// --moves "e3 f6 g5".
-    #[arg(long, value_name = "ACTIONS", default_value = "")]
-    moves: String,
+    /// Start from the position after this game prefix in official GIPF
+    /// notation, e.g. --position "e3 f6 g5 d4 h8 c3 i9 b2 j10 a2 e3-e7".
+    #[arg(long, value_name = "NOTATION", default_value = "")]
+    position: String,
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
@@ -32,22 +31,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     } else {
         Position::new()
     };
-    for (step, text) in args.moves.split_whitespace().enumerate() {
-        let legal = pos.legal_actions();
-        let Some(&action) = legal.iter().find(|a| a.to_string() == text) else {
-            let listed: Vec<String> = legal.iter().map(ToString::to_string).collect();
-            bail!(
-                "--moves step {}: `{text}` is not a legal action here (legal: {})\n{pos}",
-                step + 1,
-                if listed.is_empty() {
-                    "none, the game is over".to_string()
-                } else {
-                    listed.join(" ")
-                }
-            );
-        };
-        pos.play(action)
-            .with_context(|| format!("--moves step {}", step + 1))?;
+    let actions = parse_game(&pos, &args.position).context("--position")?;
+    for a in actions {
+        pos.play_unchecked(a);
     }
     println!("{pos}");
 

@@ -132,10 +132,7 @@ fn side_score(pos: &Position, c: Color) -> i32 {
             }
         }
     }
-    let mobility: u32 = pos
-        .rings(c)
-        .map(|r| pos.ring_destinations(r).count())
-        .sum();
+    let mobility: u32 = pos.rings(c).map(|r| pos.ring_destinations(r).count()).sum();
     pos.rings_removed(c) as i32 * weight::RING
         + fours * weight::FOUR
         + threes * weight::THREE

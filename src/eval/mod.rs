@@ -16,6 +16,7 @@
 //! assert!(!record.actions.is_empty());
 //! ```
 
+pub mod alphabeta;
 mod game;
 mod greedy;
 mod matches;
@@ -24,6 +25,7 @@ mod random;
 mod seed;
 mod spec;
 
+pub use alphabeta::{AlphaBetaConfig, AlphaBetaPlayer};
 pub use game::{GameRecord, PlayError, play_game};
 pub use greedy::GreedyPlayer;
 pub use matches::{MatchConfig, MatchError, MatchResult, Tally, play_match};

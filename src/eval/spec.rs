@@ -3,6 +3,9 @@
 use std::fmt;
 use std::str::FromStr;
 
+use std::time::Duration;
+
+use super::alphabeta::{AlphaBetaConfig, AlphaBetaPlayer};
 use super::greedy::GreedyPlayer;
 use super::player::Player;
 use super::random::RandomPlayer;
@@ -30,6 +33,18 @@ pub const KNOWN_PLAYERS: &[PlayerInfo] = &[
             "true|false: check the opponent's replies for rows (default true)",
         )],
         about: "best action one ply ahead by rows, markers and mobility",
+    },
+    PlayerInfo {
+        name: "alphabeta",
+        keys: &[
+            ("depth", "deepest iteration in turns (default 3)"),
+            (
+                "time",
+                "milliseconds per decision; stops deepening when spent",
+            ),
+            ("tt", "log2 of transposition-table entries (default 18)"),
+        ],
+        about: "negamax alpha-beta, iterative deepening, transposition table, classical evaluation",
     },
 ];
 
@@ -192,8 +207,44 @@ pub fn parse_player(spec: &str, seed: u64) -> Result<Box<dyn Player>, PlayerSpec
             };
             Box::new(GreedyPlayer::with_threats(seed, threats))
         }
+        "alphabeta" => {
+            let mut config = AlphaBetaConfig::default();
+            if let Some(v) = spec.get("depth") {
+                config.depth = parse_num(&spec, "depth", v, 1, 64)? as u32;
+            }
+            if let Some(v) = spec.get("time") {
+                config.time = Some(Duration::from_millis(parse_num(
+                    &spec, "time", v, 1, 3_600_000,
+                )?));
+                if spec.get("depth").is_none() {
+                    config.depth = 64;
+                }
+            }
+            if let Some(v) = spec.get("tt") {
+                config.tt_bits = parse_num(&spec, "tt", v, 8, 28)? as u32;
+            }
+            Box::new(AlphaBetaPlayer::new(config, seed))
+        }
         other => unreachable!("KNOWN_PLAYERS lists `{other}` but nothing builds it"),
     })
+}
+
+fn parse_num(
+    spec: &PlayerSpec,
+    key: &str,
+    value: &str,
+    min: u64,
+    max: u64,
+) -> Result<u64, PlayerSpecError> {
+    match value.parse::<u64>() {
+        Ok(n) if (min..=max).contains(&n) => Ok(n),
+        _ => Err(PlayerSpecError::BadValue {
+            player: spec.name.clone(),
+            key: key.into(),
+            value: value.into(),
+            why: format!("expected a whole number from {min} to {max}"),
+        }),
+    }
 }
 
 fn parse_bool(spec: &PlayerSpec, key: &str, value: &str) -> Result<bool, PlayerSpecError> {
@@ -226,8 +277,9 @@ mod tests {
     #[test]
     fn bad_specs_name_the_problem() {
         let e = |s: &str| parse_player(s, 0).err().expect(s).to_string();
-        assert!(e("").contains("known players: random, greedy"));
-        assert!(e("alphabeta:depth=3").contains("unknown player `alphabeta`"));
+        assert!(e("").contains("known players: random, greedy, alphabeta"));
+        assert!(e("minimax:depth=3").contains("unknown player `minimax`"));
+        assert!(e("alphabeta:depth=0").contains("from 1 to 64"));
         assert!(e("greedy:depth=3").contains("no option `depth`; it accepts: threats"));
         assert!(e("random:x=1").contains("accepts: no options"));
         assert!(e("greedy:threats").contains("not of the form key=value"));

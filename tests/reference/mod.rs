@@ -157,6 +157,30 @@ impl Game {
         }
     }
 
+    /// A movement-phase game with these pieces (`(col, row, cell)`, 0-based),
+    /// rings already removed, and `to_act` to move a ring next; `passes` is
+    /// how many passes were just made in a row.
+    pub fn setup(
+        pieces: &[(i32, i32, Cell)],
+        removed: [u8; 2],
+        to_act: Side,
+        passes: u8,
+        blitz: bool,
+    ) -> Game {
+        let mut g = Game::new(blitz);
+        for &(c, r, cell) in pieces {
+            assert!(on_board(c, r), "setup off the board");
+            g.set(c, r, cell);
+        }
+        g.removed = removed;
+        g.rings_placed = 10;
+        g.phase = Phase::MoveRing;
+        g.to_act = to_act;
+        g.mover = to_act.other();
+        g.passes_in_a_row = passes;
+        g
+    }
+
     /// What stands on (col, row); `Off` outside the board.
     pub fn cell(&self, col: i32, row: i32) -> Cell {
         if on_board(col, row) {
