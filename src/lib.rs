@@ -5,5 +5,6 @@
 
 pub mod eval;
 pub mod evaluator;
+pub mod mcts;
 pub mod stats;
 pub mod yinsh;
