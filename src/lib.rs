@@ -1,11 +1,13 @@
 //! yinsh-zero: an AlphaZero-style self-play trainer for the board game YINSH.
 //!
-//! Data flows one way: [`yinsh`] (rules) -> encoding -> search -> self-play
-//! records -> replay -> training -> checkpoint -> [`eval`]uation.
+//! Data flows one way: [`yinsh`] (rules) -> encoding -> [`mcts`] (search,
+//! behind the [`evaluator`] trait) -> self-play records -> [`replay`] ->
+//! training -> checkpoint -> [`eval`]uation.
 
 pub mod bench;
 pub mod eval;
 pub mod evaluator;
+pub mod mcts;
 pub mod replay;
 pub mod run;
 pub mod stats;

@@ -1,0 +1,97 @@
+//! How fast the search itself runs: simulations per second with the
+//! [`UniformEvaluator`], so that no network time hides the tree's own cost.
+
+use std::time::Instant;
+
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+use serde::{Deserialize, Serialize};
+
+use super::{Leaf, Search, SearchConfig};
+use crate::evaluator::{Evaluator, UniformEvaluator};
+use crate::yinsh::Position;
+
+/// Throughput of the search on one thread.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SearchBench {
+    /// Simulations per second of wall time, evaluations included (uniform,
+    /// hence nearly free).
+    pub sims_per_s_uniform: f64,
+    pub simulations: u64,
+    pub seconds: f64,
+    /// Games stepped together, one leaf each per batch, as in self-play.
+    pub games_in_flight: usize,
+    /// Moves chosen (searched or forced) and games played to the end.
+    pub moves: u64,
+    pub games_finished: u64,
+    pub gumbel: bool,
+    pub simulations_per_move: u32,
+}
+
+/// Plays self-play-like games with `games` searches in flight for about
+/// `seconds`, all leaves of a round evaluated in one batch by the
+/// [`UniformEvaluator`], and reports the simulation rate.
+///
+/// ```
+/// use yinsh_zero::mcts::{SearchConfig, bench_search};
+/// let cfg = SearchConfig { simulations: 16, ..SearchConfig::default() };
+/// let b = bench_search(0.05, &cfg, 4, 1);
+/// assert!(b.simulations > 0 && b.sims_per_s_uniform > 0.0);
+/// ```
+///
+/// # Panics
+/// If `cfg` does not validate.
+pub fn bench_search(seconds: f64, cfg: &SearchConfig, games: usize, seed: u64) -> SearchBench {
+    let games = games.max(1);
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let fresh = |rng: &mut SmallRng| {
+        Search::new(Position::new(), cfg.clone(), rng.random()).expect("bench config is valid")
+    };
+    let mut searches: Vec<Search> = (0..games).map(|_| fresh(&mut rng)).collect();
+    let mut evaluator = UniformEvaluator;
+    let (mut done_sims, mut moves, mut finished) = (0u64, 0u64, 0u64);
+    let mut waiting = Vec::with_capacity(games);
+    let mut positions = Vec::with_capacity(games);
+
+    let start = Instant::now();
+    while start.elapsed().as_secs_f64() < seconds {
+        waiting.clear();
+        positions.clear();
+        for (i, s) in searches.iter_mut().enumerate() {
+            match s.next_leaf() {
+                Leaf::NeedsEval(pos) => {
+                    waiting.push(i);
+                    positions.push(pos);
+                }
+                Leaf::Done => {
+                    let r = s.result();
+                    moves += 1;
+                    s.advance(r.action)
+                        .expect("the search chose a legal action");
+                    if s.position().is_over() {
+                        finished += 1;
+                        done_sims += s.total_simulations();
+                        *s = fresh(&mut rng);
+                    }
+                }
+            }
+        }
+        for (&i, eval) in waiting.iter().zip(evaluator.evaluate(&positions)) {
+            searches[i]
+                .provide(eval)
+                .expect("the uniform evaluator answers every position");
+        }
+    }
+    let elapsed = start.elapsed().as_secs_f64();
+    let simulations = done_sims + searches.iter().map(|s| s.total_simulations()).sum::<u64>();
+    SearchBench {
+        sims_per_s_uniform: simulations as f64 / elapsed,
+        simulations,
+        seconds: elapsed,
+        games_in_flight: games,
+        moves,
+        games_finished: finished,
+        gumbel: cfg.gumbel,
+        simulations_per_move: cfg.simulations,
+    }
+}

@@ -1,0 +1,170 @@
+//! Search settings, as a run's TOML config spells them.
+
+use serde::{Deserialize, Serialize};
+
+use super::SearchError;
+
+/// Everything that shapes one search. Every field has a default, so a config
+/// file may set any subset of them; unknown keys are refused so that a typo
+/// does not silently fall back to a default.
+///
+/// The defaults describe self-play (noise on, temperature early on). For
+/// playing or evaluating, start from [`SearchConfig::for_play`].
+///
+/// ```
+/// use yinsh_zero::mcts::SearchConfig;
+/// let cfg: SearchConfig = serde_json::from_str(r#"{ "simulations": 64, "gumbel": true }"#).unwrap();
+/// assert_eq!(cfg.simulations, 64);
+/// assert!(cfg.gumbel);
+/// assert_eq!(cfg.c_puct, SearchConfig::default().c_puct);
+/// assert!(cfg.validate().is_ok());
+/// ```
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SearchConfig {
+    /// Descents from the root per full search (default 200). Visits the root
+    /// already has from tree reuse do not count; expanding a fresh root costs
+    /// one evaluation on top.
+    pub simulations: u32,
+    /// Descents of a fast search under playout-cap randomization (default
+    /// 32). Fast searches get no Dirichlet noise and are meant not to be
+    /// recorded as training targets ([`SearchResult::full`](super::SearchResult::full) is false).
+    pub fast_simulations: u32,
+    /// Probability that a move gets a full search rather than a fast one
+    /// (default 1.0: playout-cap randomization off).
+    pub full_search_prob: f32,
+    /// Exploration constant of PUCT at a node with few visits (default 1.25).
+    pub c_puct: f32,
+    /// AlphaZero's growth of the exploration constant with the parent's
+    /// visits: `c = c_puct + c_puct_growth * ln((1 + N + c_puct_base) / c_puct_base)`
+    /// (defaults 19652 and 1.0; a growth of 0 keeps `c` constant).
+    pub c_puct_base: f32,
+    pub c_puct_growth: f32,
+    /// First-play urgency below the root: an unvisited child is valued at the
+    /// parent's value minus `fpu_reduction * sqrt(prior mass already
+    /// visited)` (default 0.25, as in Leela).
+    pub fpu_reduction: f32,
+    /// The same reduction at the root (default 0.0: noise and the root's
+    /// larger budget make trying every child cheap there).
+    pub root_fpu_reduction: f32,
+    /// Self-play exploration (default true): Dirichlet noise at the root of
+    /// full PUCT searches, and Gumbel noise on the sampled actions of Gumbel
+    /// searches. Off, both searches are deterministic given the evaluator.
+    pub noise: bool,
+    /// Dirichlet concentration summed over the legal actions (default 10):
+    /// each action gets `alpha = dirichlet_alpha_total / n_legal`, so noise
+    /// spreads alike over 5 ring removals and 150 ring moves.
+    pub dirichlet_alpha_total: f32,
+    /// Weight of the noise in the root priors (default 0.25).
+    pub noise_fraction: f32,
+    /// Temperature of the move choice (PUCT) for the first `temperature_turns`
+    /// turns (placements and ring moves, default 1.0 for 20 turns)...
+    pub temperature: f32,
+    pub temperature_turns: u32,
+    /// ...and after them (default 0: the most visited action).
+    pub final_temperature: f32,
+    /// Keep the subtree of the played action for the next search (default true).
+    pub tree_reuse: bool,
+    /// Gumbel root search with sequential halving instead of PUCT at the root
+    /// (default false). Below the root the Gumbel search uses the paper's
+    /// deterministic improved-policy selection, not PUCT.
+    pub gumbel: bool,
+    /// Actions sampled at the root by Gumbel-top-k (default 16).
+    pub gumbel_m: u32,
+    /// `sigma(q) = (c_visit + max_b N(b)) * c_scale * q`, with `q` the
+    /// completed Q rescaled to [0, 1] (defaults 50 and 0.1, as in the paper
+    /// and DeepMind's mctx).
+    pub c_visit: f32,
+    pub c_scale: f32,
+}
+
+impl Default for SearchConfig {
+    fn default() -> Self {
+        SearchConfig {
+            simulations: 200,
+            fast_simulations: 32,
+            full_search_prob: 1.0,
+            c_puct: 1.25,
+            c_puct_base: 19652.0,
+            c_puct_growth: 1.0,
+            fpu_reduction: 0.25,
+            root_fpu_reduction: 0.0,
+            noise: true,
+            dirichlet_alpha_total: 10.0,
+            noise_fraction: 0.25,
+            temperature: 1.0,
+            temperature_turns: 20,
+            final_temperature: 0.0,
+            tree_reuse: true,
+            gumbel: false,
+            gumbel_m: 16,
+            c_visit: 50.0,
+            c_scale: 0.1,
+        }
+    }
+}
+
+impl SearchConfig {
+    /// Settings for playing to win: no noise, always the best action, every
+    /// search full.
+    pub fn for_play() -> SearchConfig {
+        SearchConfig {
+            noise: false,
+            temperature: 0.0,
+            final_temperature: 0.0,
+            full_search_prob: 1.0,
+            ..SearchConfig::default()
+        }
+    }
+
+    /// The temperature of the move choice at `turn` (placements and ring
+    /// moves made so far).
+    pub fn temperature_at(&self, turn: u32) -> f32 {
+        if turn < self.temperature_turns {
+            self.temperature
+        } else {
+            self.final_temperature
+        }
+    }
+
+    /// Checks that every value is in its range, naming the first that is not.
+    pub fn validate(&self) -> Result<(), SearchError> {
+        let bad = |field: &'static str, why: &str| {
+            Err(SearchError::InvalidConfig {
+                field,
+                why: why.to_string(),
+            })
+        };
+        let finite_nonneg = |x: f32| x.is_finite() && x >= 0.0;
+        if !(0.0..=1.0).contains(&self.full_search_prob) {
+            return bad("full_search_prob", "must be a probability in [0, 1]");
+        }
+        for (field, x) in [
+            ("c_puct", self.c_puct),
+            ("c_puct_growth", self.c_puct_growth),
+            ("fpu_reduction", self.fpu_reduction),
+            ("root_fpu_reduction", self.root_fpu_reduction),
+            ("temperature", self.temperature),
+            ("final_temperature", self.final_temperature),
+            ("c_visit", self.c_visit),
+            ("c_scale", self.c_scale),
+        ] {
+            if !finite_nonneg(x) {
+                return bad(field, "must be a finite number >= 0");
+            }
+        }
+        if !(self.c_puct_base.is_finite() && self.c_puct_base > 0.0) {
+            return bad("c_puct_base", "must be a finite number > 0");
+        }
+        if !(self.dirichlet_alpha_total.is_finite() && self.dirichlet_alpha_total > 0.0) {
+            return bad("dirichlet_alpha_total", "must be a finite number > 0");
+        }
+        if !(0.0..=1.0).contains(&self.noise_fraction) {
+            return bad("noise_fraction", "must be in [0, 1]");
+        }
+        if self.gumbel_m == 0 {
+            return bad("gumbel_m", "must sample at least one action");
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,617 @@
+//! Monte-Carlo tree search: PUCT (AlphaZero) or a Gumbel root with sequential
+//! halving, one single-threaded tree per game, written only against the
+//! [`Evaluator`] trait.
+//!
+//! A [`Search`] belongs to one game and lives across its moves. It is driven
+//! from outside one leaf at a time, so that a self-play worker can step many
+//! games and evaluate all their leaves in one batch:
+//!
+//! ```
+//! use yinsh_zero::evaluator::{Evaluator, UniformEvaluator};
+//! use yinsh_zero::mcts::{Leaf, Search, SearchConfig};
+//! use yinsh_zero::yinsh::Position;
+//!
+//! let cfg = SearchConfig { simulations: 16, ..SearchConfig::default() };
+//! let mut games: Vec<Search> = (0..4)
+//!     .map(|seed| Search::new(Position::new(), cfg.clone(), seed).unwrap())
+//!     .collect();
+//! let mut evaluator = UniformEvaluator;
+//! while games.iter().any(|g| !g.is_done()) {
+//!     // One leaf per game, all evaluated together.
+//!     let mut waiting = Vec::new();
+//!     let mut positions = Vec::new();
+//!     for (i, g) in games.iter_mut().enumerate() {
+//!         if let Leaf::NeedsEval(pos) = g.next_leaf() {
+//!             waiting.push(i);
+//!             positions.push(pos);
+//!         }
+//!     }
+//!     for (i, eval) in waiting.into_iter().zip(evaluator.evaluate(&positions)) {
+//!         games[i].provide(eval).unwrap();
+//!     }
+//! }
+//! for g in &mut games {
+//!     let result = g.result();
+//!     assert_eq!(result.simulations, 16);
+//!     assert!((result.policy.iter().sum::<f32>() - 1.0).abs() < 1e-4);
+//!     g.advance(result.action).unwrap(); // keeps the played action's subtree
+//! }
+//! ```
+//!
+//! Values are stored from each node's own player to act (see [`tree`]), so
+//! the several decisions in a row that YINSH asks of one player are handled
+//! without assuming that players alternate.
+
+pub mod bench;
+pub mod config;
+pub mod gumbel;
+pub mod noise;
+pub mod puct;
+pub mod tree;
+
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+use serde::{Deserialize, Serialize};
+
+use crate::evaluator::{Evaluation, Evaluator};
+use crate::yinsh::{Action, Position};
+
+pub use bench::{SearchBench, bench_search};
+pub use config::SearchConfig;
+use gumbel::GumbelRoot;
+use tree::{NodeId, NodeState, Tree, terminal_wdl};
+
+/// What can go wrong when driving a search.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum SearchError {
+    #[error("cannot search a finished game")]
+    GameOver,
+    #[error("`{action}` is not legal in the searched position: {reason}")]
+    IllegalAction { action: String, reason: String },
+    #[error("search config field `{field}` {why}")]
+    InvalidConfig { field: &'static str, why: String },
+    #[error("the evaluator's answer is unusable: {0}")]
+    BadEvaluation(String),
+    #[error("provide() called with no leaf waiting for an evaluation (call next_leaf() first)")]
+    NothingPending,
+}
+
+/// What [`Search::next_leaf`] asks of the caller.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Leaf {
+    /// Evaluate this position and hand the answer to [`Search::provide`].
+    NeedsEval(Position),
+    /// This move's search is over: take [`Search::result`].
+    Done,
+}
+
+/// The outcome of one move's search.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SearchResult {
+    /// The action to play: sampled from the visits with the turn's
+    /// temperature (PUCT), or the winner of sequential halving (Gumbel,
+    /// whose Gumbel noise already varies the choice; temperature is unused).
+    #[serde(with = "action_index")]
+    pub action: Action,
+    /// The legal actions of the root, in [`Position::legal_actions`] order.
+    #[serde(with = "action_list_index")]
+    pub actions: Vec<Action>,
+    /// The policy target over `actions`, summing to 1: the visit distribution
+    /// (PUCT) or the improved policy `softmax(logits + sigma(completed Q))`
+    /// (Gumbel).
+    pub policy: Vec<f32>,
+    /// Visits of each child of the root, reused ones included.
+    pub visits: Vec<u32>,
+    /// Mean win/draw/loss at the root for the player to act; `None` when the
+    /// root was never evaluated (a forced decision in a fresh tree).
+    pub root_wdl: Option<[f32; 3]>,
+    /// Descents made for this move (0 for a forced decision).
+    pub simulations: u32,
+    /// A single legal option, played without search.
+    pub forced: bool,
+    /// A full search (false for a fast search of playout-cap randomization,
+    /// whose targets should not be trained on).
+    pub full: bool,
+}
+
+impl SearchResult {
+    /// The root's expected score for the player to act, P(win) - P(loss).
+    pub fn root_value(&self) -> Option<f32> {
+        self.root_wdl.map(|w| w[0] - w[2])
+    }
+}
+
+mod action_index {
+    use crate::yinsh::Action;
+    use serde::{Deserialize, Deserializer, Serializer, de::Error};
+
+    pub fn serialize<S: Serializer>(a: &Action, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_u32(a.index() as u32)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Action, D::Error> {
+        let i = u32::deserialize(d)?;
+        Action::from_index(i as usize)
+            .ok_or_else(|| D::Error::custom(format!("no action has index {i}")))
+    }
+}
+
+mod action_list_index {
+    use crate::yinsh::Action;
+    use serde::{Deserialize, Deserializer, Serializer, de::Error};
+
+    pub fn serialize<S: Serializer>(a: &[Action], s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(a.iter().map(|a| a.index() as u32))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Action>, D::Error> {
+        Vec::<u32>::deserialize(d)?
+            .into_iter()
+            .map(|i| {
+                Action::from_index(i as usize)
+                    .ok_or_else(|| D::Error::custom(format!("no action has index {i}")))
+            })
+            .collect()
+    }
+}
+
+/// Per-move state: what this move's search may spend and has spent.
+#[derive(Clone, Debug)]
+struct MoveState {
+    full: bool,
+    budget: u32,
+    sims: u32,
+    /// Root noise and Gumbel sampling done (needs the root's priors).
+    prepared: bool,
+    /// The priors PUCT uses at the root: the edges' own, plus Dirichlet noise.
+    root_priors: Vec<f32>,
+    gumbel: Option<GumbelRoot>,
+    /// A uniform draw in [0, 1) fixed at the start of the move, so that
+    /// [`Search::result`] samples the temperature choice without mutation.
+    pick: f64,
+}
+
+/// The search tree of one game, kept across its moves.
+///
+/// Reproducible: the same position, config, seed and evaluator answers give
+/// the same results.
+#[derive(Clone, Debug)]
+pub struct Search {
+    cfg: SearchConfig,
+    tree: Tree,
+    rng: SmallRng,
+    /// The path from the root to the leaf waiting for its evaluation.
+    pending: Option<Vec<NodeId>>,
+    mv: MoveState,
+    total_sims: u64,
+}
+
+const ROOT: NodeId = 0;
+
+impl Search {
+    /// A search from `pos`, its randomness drawn from `seed`.
+    ///
+    /// Fails on a finished game or an invalid config.
+    pub fn new(pos: Position, cfg: SearchConfig, seed: u64) -> Result<Search, SearchError> {
+        cfg.validate()?;
+        if pos.is_over() {
+            return Err(SearchError::GameOver);
+        }
+        let mut s = Search {
+            tree: Tree::with_root(pos),
+            rng: SmallRng::seed_from_u64(seed),
+            pending: None,
+            mv: MoveState {
+                full: true,
+                budget: 0,
+                sims: 0,
+                prepared: false,
+                root_priors: Vec::new(),
+                gumbel: None,
+                pick: 0.0,
+            },
+            total_sims: 0,
+            cfg,
+        };
+        s.begin_move();
+        Ok(s)
+    }
+
+    fn begin_move(&mut self) {
+        let full = self.cfg.full_search_prob >= 1.0
+            || self.rng.random::<f32>() < self.cfg.full_search_prob;
+        self.mv = MoveState {
+            full,
+            budget: if full {
+                self.cfg.simulations
+            } else {
+                self.cfg.fast_simulations
+            },
+            sims: 0,
+            prepared: false,
+            root_priors: Vec::new(),
+            gumbel: None,
+            pick: self.rng.random(),
+        };
+    }
+
+    /// The position at the root: the game as it stands.
+    pub fn position(&self) -> &Position {
+        &self.tree.node(ROOT).pos
+    }
+
+    pub fn config(&self) -> &SearchConfig {
+        &self.cfg
+    }
+
+    /// The root has a single legal option: it is played without search.
+    pub fn is_forced(&self) -> bool {
+        // Single-option nodes get their one edge when created (see `tree`).
+        let root = self.tree.node(ROOT);
+        root.state == NodeState::Expanded && root.n_edges == 1
+    }
+
+    /// Visits of the root, those kept from earlier moves included.
+    pub fn root_visits(&self) -> u32 {
+        self.tree.node(ROOT).visits
+    }
+
+    /// Descents made for the current move.
+    pub fn simulations(&self) -> u32 {
+        self.mv.sims
+    }
+
+    /// Descents made over the life of this search, all moves together.
+    pub fn total_simulations(&self) -> u64 {
+        self.total_sims
+    }
+
+    /// Nodes in the tree.
+    pub fn tree_size(&self) -> usize {
+        self.tree.nodes.len()
+    }
+
+    /// Whether this move's search is over: its budget is spent (and the root
+    /// has been evaluated), the decision is forced, or the game is over.
+    pub fn is_done(&self) -> bool {
+        let root = self.tree.node(ROOT);
+        match root.state {
+            NodeState::Terminal => true,
+            NodeState::Fresh => false,
+            NodeState::Expanded => {
+                self.is_forced() || (self.pending.is_none() && self.mv.sims >= self.mv.budget)
+            }
+        }
+    }
+
+    /// Walks down to the next leaf that needs an evaluation. Descents that end
+    /// in a finished game back up its exact result and count as simulations
+    /// at once; the walk goes on until a leaf needs the evaluator or the
+    /// budget is spent. Asking again before [`provide`](Search::provide)
+    /// returns the same leaf.
+    pub fn next_leaf(&mut self) -> Leaf {
+        if let Some(path) = &self.pending {
+            let leaf = *path.last().expect("a path holds the root");
+            return Leaf::NeedsEval(self.tree.node(leaf).pos);
+        }
+        loop {
+            if self.is_done() {
+                return Leaf::Done;
+            }
+            if self.tree.node(ROOT).state == NodeState::Fresh {
+                self.pending = Some(vec![ROOT]);
+                return Leaf::NeedsEval(self.tree.node(ROOT).pos);
+            }
+            if !self.mv.prepared {
+                self.prepare_root();
+            }
+            let mut path = vec![ROOT];
+            let mut node = ROOT;
+            loop {
+                let e = self.select(node);
+                let child = self.tree.child(node, e);
+                path.push(child);
+                let c = self.tree.node(child);
+                match c.state {
+                    NodeState::Expanded => node = child,
+                    NodeState::Fresh => {
+                        let pos = c.pos;
+                        self.pending = Some(path);
+                        return Leaf::NeedsEval(pos);
+                    }
+                    NodeState::Terminal => {
+                        let (wdl, view) = (terminal_wdl(&c.pos, c.view), c.view);
+                        self.tree.backup(&path, wdl, view);
+                        self.mv.sims += 1;
+                        self.total_sims += 1;
+                        break;
+                    }
+                }
+            }
+        }
+    }
+
+    fn select(&mut self, node: NodeId) -> usize {
+        if node == ROOT {
+            if let Some(g) = &mut self.mv.gumbel {
+                return self.tree.node(ROOT).first_edge as usize
+                    + g.next(&self.tree, ROOT, &self.cfg);
+            }
+            return puct::select(
+                &self.tree,
+                ROOT,
+                &self.cfg,
+                Some(&self.mv.root_priors),
+                self.cfg.root_fpu_reduction,
+            );
+        }
+        if self.cfg.gumbel {
+            gumbel::select(&self.tree, node, &self.cfg)
+        } else {
+            puct::select(&self.tree, node, &self.cfg, None, self.cfg.fpu_reduction)
+        }
+    }
+
+    /// Once the root's priors are known: Gumbel sampling, or Dirichlet noise.
+    fn prepare_root(&mut self) {
+        self.mv.prepared = true;
+        if self.cfg.gumbel {
+            self.mv.gumbel = Some(GumbelRoot::new(
+                &self.tree,
+                ROOT,
+                &self.cfg,
+                self.mv.budget,
+                self.cfg.noise,
+                &mut self.rng,
+            ));
+            return;
+        }
+        let edges = self.tree.edges_of(ROOT);
+        let mut priors: Vec<f32> = edges.iter().map(|e| e.prior).collect();
+        if self.cfg.noise && self.mv.full && priors.len() > 1 {
+            let alpha = self.cfg.dirichlet_alpha_total / priors.len() as f32;
+            let eta = noise::dirichlet(&mut self.rng, alpha, priors.len());
+            let f = self.cfg.noise_fraction;
+            for (p, n) in priors.iter_mut().zip(eta) {
+                *p = (1.0 - f) * *p + f * n;
+            }
+        }
+        self.mv.root_priors = priors;
+    }
+
+    /// Hands over the evaluation of the leaf from [`next_leaf`](Search::next_leaf):
+    /// expands it and backs its value up to the root.
+    ///
+    /// Priors are renormalised over the legal actions (negative or NaN ones
+    /// count as 0; all zero gives uniform). An answer with the wrong number of
+    /// priors or an unusable WDL is refused and the leaf stays waiting.
+    pub fn provide(&mut self, eval: Evaluation) -> Result<(), SearchError> {
+        let path = self.pending.take().ok_or(SearchError::NothingPending)?;
+        let leaf = *path.last().expect("a path holds the root");
+        let (pos, view) = {
+            let n = self.tree.node(leaf);
+            (n.pos, n.view)
+        };
+        let actions = pos.legal_actions();
+        let checked = check_evaluation(&eval, actions.len());
+        let (priors, wdl) = match checked {
+            Ok(x) => x,
+            Err(e) => {
+                self.pending = Some(path);
+                return Err(e);
+            }
+        };
+        self.tree.expand(leaf, &actions, &priors, wdl[0] - wdl[2]);
+        self.tree.backup(&path, wdl, view);
+        if leaf != ROOT {
+            self.mv.sims += 1;
+            self.total_sims += 1;
+        }
+        Ok(())
+    }
+
+    /// Runs this move's search to the end, asking `evaluator` one leaf at a
+    /// time.
+    pub fn run(&mut self, evaluator: &mut dyn Evaluator) -> Result<(), SearchError> {
+        while let Leaf::NeedsEval(pos) = self.next_leaf() {
+            let eval = evaluator
+                .evaluate(std::slice::from_ref(&pos))
+                .pop()
+                .ok_or_else(|| SearchError::BadEvaluation("no evaluation returned".into()))?;
+            self.provide(eval)?;
+        }
+        Ok(())
+    }
+
+    /// The move chosen and the training targets, from the search so far
+    /// (call it once [`is_done`](Search::is_done)).
+    ///
+    /// # Panics
+    /// If the game is over, or the root has not been evaluated yet.
+    pub fn result(&self) -> SearchResult {
+        let root = self.tree.node(ROOT);
+        assert!(
+            root.state != NodeState::Terminal,
+            "result(): the game is over"
+        );
+        if self.is_forced() {
+            return SearchResult {
+                action: root.pos.legal_actions()[0],
+                actions: vec![root.pos.legal_actions()[0]],
+                policy: vec![1.0],
+                visits: vec![self.tree.edge_stats(root.first_edge as usize, root.view).0],
+                root_wdl: root.wdl(),
+                simulations: 0,
+                forced: true,
+                full: self.mv.full,
+            };
+        }
+        assert!(
+            root.state == NodeState::Expanded,
+            "result(): the root has not been evaluated yet (drive next_leaf/provide first)"
+        );
+        let range = self.tree.edge_range(ROOT);
+        let edges = self.tree.edges_of(ROOT);
+        let actions: Vec<Action> = edges.iter().map(|e| e.action).collect();
+        let visits: Vec<u32> = range
+            .map(|i| self.tree.edge_stats(i, root.view).0)
+            .collect();
+        let priors: Vec<f32> = edges.iter().map(|e| e.prior).collect();
+        let (policy, pick) = if self.cfg.gumbel {
+            let policy = gumbel::improved_policy(&self.tree, ROOT, &self.cfg);
+            let pick = match &self.mv.gumbel {
+                Some(g) => g.best(&self.tree, ROOT, &self.cfg),
+                None => argmax(&policy),
+            };
+            (policy, pick)
+        } else {
+            let total: u32 = visits.iter().sum();
+            let policy = if total == 0 {
+                priors.clone()
+            } else {
+                visits.iter().map(|&v| v as f32 / total as f32).collect()
+            };
+            let t = self.cfg.temperature_at(root.pos.turn());
+            let pick = choose_with_temperature(&visits, &priors, t, self.mv.pick);
+            (policy, pick)
+        };
+        SearchResult {
+            action: actions[pick],
+            actions,
+            policy,
+            visits,
+            root_wdl: root.wdl(),
+            simulations: self.mv.sims,
+            forced: false,
+            full: self.mv.full,
+        }
+    }
+
+    /// Plays `action` at the root and starts the next move's search. With
+    /// tree reuse the action's subtree is kept (its visits are not counted
+    /// against the new budget); otherwise the tree starts afresh. A leaf
+    /// waiting for evaluation is dropped.
+    ///
+    /// After the game ends only [`position`](Search::position) is meaningful.
+    pub fn advance(&mut self, action: Action) -> Result<(), SearchError> {
+        let root = self.tree.node(ROOT);
+        if root.pos.is_over() {
+            return Err(SearchError::GameOver);
+        }
+        let mut pos = root.pos;
+        pos.play(action).map_err(|e| SearchError::IllegalAction {
+            action: e.action,
+            reason: e.reason,
+        })?;
+        self.pending = None;
+        let child = self
+            .tree
+            .edges_of(ROOT)
+            .iter()
+            .find(|e| e.action == action)
+            .and_then(|e| e.child);
+        self.tree = match child {
+            Some(c) if self.cfg.tree_reuse => self.tree.subtree(c),
+            _ => Tree::with_root(pos),
+        };
+        self.begin_move();
+        Ok(())
+    }
+}
+
+fn check_evaluation(eval: &Evaluation, n: usize) -> Result<(Vec<f32>, [f32; 3]), SearchError> {
+    if eval.priors.len() != n {
+        return Err(SearchError::BadEvaluation(format!(
+            "{} priors for a position with {n} legal actions",
+            eval.priors.len()
+        )));
+    }
+    let wdl = eval.wdl.map(|x| x.max(0.0));
+    let wsum: f32 = wdl.iter().sum();
+    if !eval.wdl.iter().all(|x| x.is_finite()) || wsum <= 0.0 {
+        return Err(SearchError::BadEvaluation(format!(
+            "win/draw/loss {:?} is not a distribution",
+            eval.wdl
+        )));
+    }
+    let wdl = wdl.map(|x| x / wsum);
+    let mut priors: Vec<f32> = eval
+        .priors
+        .iter()
+        .map(|&p| if p.is_finite() && p > 0.0 { p } else { 0.0 })
+        .collect();
+    let psum: f32 = priors.iter().sum();
+    if psum > 0.0 {
+        priors.iter_mut().for_each(|p| *p /= psum);
+    } else {
+        priors.iter_mut().for_each(|p| *p = 1.0 / n as f32);
+    }
+    Ok((priors, wdl))
+}
+
+fn argmax(xs: &[f32]) -> usize {
+    let mut best = 0;
+    for (i, &x) in xs.iter().enumerate() {
+        if x > xs[best] {
+            best = i;
+        }
+    }
+    best
+}
+
+/// Index chosen from `visits` at temperature `t`: the most visited (ties to
+/// the higher prior, then the first) when `t` is about 0, else sampled in
+/// proportion to `visits^(1/t)` with the uniform draw `u`.
+fn choose_with_temperature(visits: &[u32], priors: &[f32], t: f32, u: f64) -> usize {
+    let max = visits.iter().copied().max().unwrap_or(0);
+    if t < 1e-3 || max == 0 {
+        let mut best = 0;
+        for i in 1..visits.len() {
+            if (visits[i], priors[i]) > (visits[best], priors[best]) {
+                best = i;
+            }
+        }
+        return best;
+    }
+    let inv_t = 1.0 / t as f64;
+    let w: Vec<f64> = visits
+        .iter()
+        .map(|&v| (v as f64 / max as f64).powf(inv_t))
+        .collect();
+    let total: f64 = w.iter().sum();
+    let mut target = u * total;
+    for (i, &x) in w.iter().enumerate() {
+        if target < x {
+            return i;
+        }
+        target -= x;
+    }
+    // Rounding left a sliver past the end: the last visited action.
+    w.iter().rposition(|&x| x > 0.0).unwrap_or(0)
+}
+
+/// Searches `pos` once, evaluating leaves one at a time: for one game at a
+/// time (analysis, a match player). Self-play steps many [`Search`]es instead.
+///
+/// ```
+/// use rand::SeedableRng;
+/// use yinsh_zero::evaluator::UniformEvaluator;
+/// use yinsh_zero::mcts::{SearchConfig, search};
+/// use yinsh_zero::yinsh::Position;
+///
+/// let mut rng = rand::rngs::SmallRng::seed_from_u64(1);
+/// let cfg = SearchConfig { simulations: 32, ..SearchConfig::for_play() };
+/// let r = search(&Position::new(), &cfg, &mut UniformEvaluator, &mut rng).unwrap();
+/// assert!(Position::new().is_legal(r.action));
+/// assert_eq!(r.visits.iter().sum::<u32>(), 32);
+/// ```
+pub fn search(
+    pos: &Position,
+    cfg: &SearchConfig,
+    evaluator: &mut dyn Evaluator,
+    rng: &mut impl Rng,
+) -> Result<SearchResult, SearchError> {
+    let mut s = Search::new(*pos, cfg.clone(), rng.random())?;
+    s.run(evaluator)?;
+    Ok(s.result())
+}

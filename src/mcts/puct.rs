@@ -1,0 +1,58 @@
+//! PUCT child selection (AlphaZero), with Leela's first-play urgency.
+
+use super::config::SearchConfig;
+use super::tree::{NodeId, Tree};
+
+/// The exploration constant at a node with `visits` visits.
+#[inline]
+pub fn c_puct(cfg: &SearchConfig, visits: u32) -> f32 {
+    cfg.c_puct
+        + cfg.c_puct_growth * ((1.0 + visits as f32 + cfg.c_puct_base) / cfg.c_puct_base).ln()
+}
+
+/// The edge of `node` maximising `Q + c * P * sqrt(N) / (1 + n)`.
+///
+/// `priors`, when given, replaces the edges' own priors (the noised priors
+/// at the root). `N` is the node's own visit count, which counts its first
+/// evaluation, so that before any child is visited the priors still order the
+/// children. Unvisited children are valued at the node's value minus
+/// `fpu_reduction * sqrt(prior mass of visited children)`. Ties go to the
+/// first edge, in the order of the legal actions.
+pub fn select(
+    tree: &Tree,
+    node: NodeId,
+    cfg: &SearchConfig,
+    priors: Option<&[f32]>,
+    fpu_reduction: f32,
+) -> usize {
+    let range = tree.edge_range(node);
+    if range.len() == 1 {
+        return range.start;
+    }
+    let n = tree.node(node);
+    let view = n.view;
+    let parent_q = n.value().unwrap_or(0.0);
+    let start = range.start;
+    let prior_of = |i: usize| match priors {
+        Some(p) => p[i - start],
+        None => tree.edges[i].prior,
+    };
+    let visited_mass: f32 = range
+        .clone()
+        .filter(|&i| tree.edges[i].child.is_some_and(|c| tree.node(c).visits > 0))
+        .map(prior_of)
+        .sum();
+    let fpu = parent_q - fpu_reduction * visited_mass.sqrt();
+    let scale = c_puct(cfg, n.visits) * (n.visits.max(1) as f32).sqrt();
+    let mut best = range.start;
+    let mut best_score = f32::NEG_INFINITY;
+    for i in range {
+        let (visits, q) = tree.edge_stats(i, view);
+        let score = q.unwrap_or(fpu) + scale * prior_of(i) / (1.0 + visits as f32);
+        if score > best_score {
+            best_score = score;
+            best = i;
+        }
+    }
+    best
+}

@@ -1,0 +1,245 @@
+//! The search tree of one game: an arena of nodes and their child edges.
+//!
+//! Statistics are kept as win/draw/loss sums from each node's own *view*: the
+//! player to act there, or, at a finished game, the player who acted into it.
+//! In YINSH one player often decides several times in a row (a move, then a
+//! row, then a ring), so a value flips only where the view changes between a
+//! parent and its child, never simply at every ply.
+
+use crate::yinsh::{Action, Color, Position};
+
+/// Index of a node in its [`Tree`].
+pub type NodeId = u32;
+
+/// What a node knows of its own position.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NodeState {
+    /// Created, waiting for its evaluation; no edges yet.
+    Fresh,
+    /// Evaluated (or a single-option decision that needs no evaluation): its
+    /// edges exist.
+    Expanded,
+    /// The game is over here; every visit backs up the exact result.
+    Terminal,
+}
+
+/// One legal action out of a node.
+#[derive(Clone, Copy, Debug)]
+pub struct Edge {
+    pub action: Action,
+    /// The evaluator's prior, renormalised over the legal actions.
+    pub prior: f32,
+    /// `ln(prior)`, floored so that a zero prior stays finite.
+    pub logit: f32,
+    /// The child, once this edge has been taken.
+    pub child: Option<NodeId>,
+}
+
+/// Floor of the logits, so that a prior of exactly 0 gives no NaN.
+pub const MIN_LOGIT: f32 = -30.0;
+
+impl Edge {
+    pub fn new(action: Action, prior: f32) -> Edge {
+        Edge {
+            action,
+            prior,
+            logit: prior.ln().max(MIN_LOGIT),
+            child: None,
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Node {
+    pub pos: Position,
+    /// Whose view the statistics take (see the module docs).
+    pub view: Color,
+    pub state: NodeState,
+    pub visits: u32,
+    /// Sums of win, draw and loss probabilities over the visits, from `view`.
+    pub wdl_sum: [f32; 3],
+    /// The evaluator's own value of the position (or a terminal's exact
+    /// value), before any search below it; `None` until known.
+    pub raw_value: Option<f32>,
+    /// The node's edges are `edges[first_edge..first_edge + n_edges]`.
+    pub first_edge: u32,
+    pub n_edges: u32,
+}
+
+impl Node {
+    /// Mean value from the node's view, in [-1, 1]; `None` if never visited.
+    pub fn value(&self) -> Option<f32> {
+        (self.visits > 0).then(|| (self.wdl_sum[0] - self.wdl_sum[2]) / self.visits as f32)
+    }
+
+    /// Mean win/draw/loss from the node's view; `None` if never visited.
+    pub fn wdl(&self) -> Option<[f32; 3]> {
+        (self.visits > 0).then(|| self.wdl_sum.map(|x| x / self.visits as f32))
+    }
+}
+
+/// `wdl` seen from the other player.
+#[inline]
+pub fn flip(wdl: [f32; 3]) -> [f32; 3] {
+    [wdl[2], wdl[1], wdl[0]]
+}
+
+/// The exact result of a finished game for `view`.
+pub fn terminal_wdl(pos: &Position, view: Color) -> [f32; 3] {
+    match pos.outcome().map(|o| o.score_for(view)) {
+        Some(1) => [1.0, 0.0, 0.0],
+        Some(-1) => [0.0, 0.0, 1.0],
+        _ => [0.0, 1.0, 0.0],
+    }
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Tree {
+    pub nodes: Vec<Node>,
+    pub edges: Vec<Edge>,
+}
+
+impl Tree {
+    /// A tree holding only `pos` at index 0.
+    pub fn with_root(pos: Position) -> Tree {
+        let mut t = Tree::default();
+        // A finished root has no parent whose view it could take; its own
+        // stale `to_act` is as good as any, since it is never searched.
+        t.add_node(pos, pos.to_act());
+        t
+    }
+
+    /// Adds a node for `pos`, reached by a decision of `parent_view`.
+    ///
+    /// A finished game becomes a terminal node; a decision with a single
+    /// legal option gets its one edge right away, so the search walks through
+    /// it without asking the evaluator (most row and ring removals).
+    pub fn add_node(&mut self, pos: Position, parent_view: Color) -> NodeId {
+        let id = self.nodes.len() as NodeId;
+        let mut node = Node {
+            pos,
+            view: pos.to_act(),
+            state: NodeState::Fresh,
+            visits: 0,
+            wdl_sum: [0.0; 3],
+            raw_value: None,
+            first_edge: 0,
+            n_edges: 0,
+        };
+        if pos.is_over() {
+            node.view = parent_view;
+            node.state = NodeState::Terminal;
+            let wdl = terminal_wdl(&pos, parent_view);
+            node.raw_value = Some(wdl[0] - wdl[2]);
+        } else if pos.legal_action_count() == 1 {
+            let only = pos.legal_actions()[0];
+            node.first_edge = self.edges.len() as u32;
+            node.n_edges = 1;
+            node.state = NodeState::Expanded;
+            self.edges.push(Edge::new(only, 1.0));
+        }
+        self.nodes.push(node);
+        id
+    }
+
+    /// Gives a fresh node its edges, one per legal action with its prior.
+    pub fn expand(&mut self, id: NodeId, actions: &[Action], priors: &[f32], value: f32) {
+        let first = self.edges.len() as u32;
+        self.edges
+            .extend(actions.iter().zip(priors).map(|(&a, &p)| Edge::new(a, p)));
+        let node = &mut self.nodes[id as usize];
+        node.first_edge = first;
+        node.n_edges = actions.len() as u32;
+        node.state = NodeState::Expanded;
+        node.raw_value = Some(value);
+    }
+
+    #[inline]
+    pub fn node(&self, id: NodeId) -> &Node {
+        &self.nodes[id as usize]
+    }
+
+    #[inline]
+    pub fn edge_range(&self, id: NodeId) -> std::ops::Range<usize> {
+        let n = self.node(id);
+        n.first_edge as usize..(n.first_edge + n.n_edges) as usize
+    }
+
+    #[inline]
+    pub fn edges_of(&self, id: NodeId) -> &[Edge] {
+        &self.edges[self.edge_range(id)]
+    }
+
+    /// The child through edge `e` of `parent`, created on first use.
+    pub fn child(&mut self, parent: NodeId, e: usize) -> NodeId {
+        if let Some(c) = self.edges[e].child {
+            return c;
+        }
+        let p = self.node(parent);
+        let (mut pos, view) = (p.pos, p.view);
+        pos.play_unchecked(self.edges[e].action);
+        let c = self.add_node(pos, view);
+        self.edges[e].child = Some(c);
+        c
+    }
+
+    /// Visits, and mean value from `view`, of the child through edge `e`;
+    /// `None` for the value if it was never visited.
+    #[inline]
+    pub fn edge_stats(&self, e: usize, view: Color) -> (u32, Option<f32>) {
+        match self.edges[e].child {
+            None => (0, None),
+            Some(c) => {
+                let n = self.node(c);
+                let q = n.value().map(|v| if n.view == view { v } else { -v });
+                (n.visits, q)
+            }
+        }
+    }
+
+    /// Adds one visit of value `wdl` (from `leaf_view`) to every node on `path`.
+    pub fn backup(&mut self, path: &[NodeId], wdl: [f32; 3], leaf_view: Color) {
+        let flipped = flip(wdl);
+        for &id in path {
+            let n = &mut self.nodes[id as usize];
+            let w = if n.view == leaf_view { wdl } else { flipped };
+            n.visits += 1;
+            for (s, x) in n.wdl_sum.iter_mut().zip(w) {
+                *s += x;
+            }
+            // A single-option node never asked the evaluator: its first
+            // backed-up value stands in for the evaluator's.
+            if n.raw_value.is_none() {
+                n.raw_value = Some(w[0] - w[2]);
+            }
+        }
+    }
+
+    /// The subtree under `id` alone, with `id` as the new root (index 0).
+    pub fn subtree(&self, id: NodeId) -> Tree {
+        let mut out = Tree::default();
+        let mut map = vec![NodeId::MAX; self.nodes.len()];
+        // Breadth-first: copy each node, then its edges, pointing the edges at
+        // the new indices their children will get.
+        let mut queue = std::collections::VecDeque::from([id]);
+        map[id as usize] = 0;
+        out.nodes.push(self.node(id).clone());
+        while let Some(old) = queue.pop_front() {
+            let new = map[old as usize];
+            let first = out.edges.len() as u32;
+            for e in self.edges_of(old) {
+                let mut e = *e;
+                if let Some(c) = e.child {
+                    let nc = out.nodes.len() as NodeId;
+                    map[c as usize] = nc;
+                    out.nodes.push(self.node(c).clone());
+                    queue.push_back(c);
+                    e.child = Some(nc);
+                }
+                out.edges.push(e);
+            }
+            out.nodes[new as usize].first_edge = first;
+        }
+        out
+    }
+}

@@ -1,0 +1,559 @@
+//! The search through its public interface, with real positions reached by
+//! playing legal moves, and the uniform evaluator (so that everything the
+//! search finds, it finds by searching).
+
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+use yinsh_zero::evaluator::{Evaluation, Evaluator, UniformEvaluator};
+use yinsh_zero::mcts::{Leaf, Search, SearchConfig, SearchError, SearchResult, search};
+use yinsh_zero::yinsh::{Action, Color, Decision, Position};
+
+/// Counts the positions it is asked about.
+#[derive(Default)]
+struct Counting {
+    positions: usize,
+}
+
+impl Evaluator for Counting {
+    fn evaluate(&mut self, positions: &[Position]) -> Vec<Evaluation> {
+        self.positions += positions.len();
+        UniformEvaluator.evaluate(positions)
+    }
+}
+
+fn puct(simulations: u32) -> SearchConfig {
+    SearchConfig {
+        simulations,
+        ..SearchConfig::for_play()
+    }
+}
+
+/// Gumbel search can only find what it samples at the root: with uniform
+/// priors, sample every action (the test positions have at most ~40).
+fn gumbel(simulations: u32) -> SearchConfig {
+    SearchConfig {
+        gumbel: true,
+        gumbel_m: 64,
+        ..puct(simulations)
+    }
+}
+
+/// Every position of a few seeded random games (finished ones left out).
+fn random_positions(start: Position, games: u64, seed: u64) -> Vec<Position> {
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let mut out = Vec::new();
+    for _ in 0..games {
+        let mut pos = start;
+        while !pos.is_over() {
+            out.push(pos);
+            let actions = pos.legal_actions();
+            pos.play(actions[rng.random_range(0..actions.len())])
+                .unwrap();
+        }
+    }
+    out
+}
+
+/// What a ring move leads to in Blitz, where the first ring removed wins:
+/// the mover wins if the move makes a row of theirs (they resolve first),
+/// loses if it makes only an opponent's row.
+#[derive(PartialEq, Debug)]
+enum Effect {
+    Wins,
+    Loses,
+    Neither,
+}
+
+fn effect(pos: &Position, a: Action) -> Effect {
+    let mover = pos.to_act();
+    let mut next = *pos;
+    next.play(a).unwrap();
+    match (next.decision(), next.to_act()) {
+        (Decision::RemoveRow, c) if c == mover => Effect::Wins,
+        (Decision::RemoveRow, _) => Effect::Loses,
+        _ => Effect::Neither,
+    }
+}
+
+/// Blitz ring-move decisions where a few moves win at once and most do not.
+fn blitz_wins_in_one() -> Vec<Position> {
+    random_positions(Position::blitz(), 200, 11)
+        .into_iter()
+        .filter(|p| {
+            if p.decision() != Decision::MoveRing {
+                return false;
+            }
+            let actions = p.legal_actions();
+            let wins = actions
+                .iter()
+                .filter(|&&a| effect(p, a) == Effect::Wins)
+                .count();
+            wins >= 1 && wins * 5 <= actions.len()
+        })
+        .take(6)
+        .collect()
+}
+
+/// Blitz ring-move decisions with no win, where some moves hand the opponent
+/// a row (a loss) and most do not.
+fn blitz_blunders() -> Vec<Position> {
+    random_positions(Position::blitz(), 300, 12)
+        .into_iter()
+        .filter(|p| {
+            if p.decision() != Decision::MoveRing {
+                return false;
+            }
+            let effects: Vec<Effect> = p.legal_actions().iter().map(|&a| effect(p, a)).collect();
+            let losing = effects.iter().filter(|e| **e == Effect::Loses).count();
+            !effects.contains(&Effect::Wins) && losing >= 1 && losing * 3 <= effects.len()
+        })
+        .take(4)
+        .collect()
+}
+
+fn run(pos: &Position, cfg: &SearchConfig, seed: u64) -> SearchResult {
+    let mut rng = SmallRng::seed_from_u64(seed);
+    search(pos, cfg, &mut UniformEvaluator, &mut rng).unwrap()
+}
+
+fn check_result(pos: &Position, r: &SearchResult) {
+    let legal: Vec<Action> = pos.legal_actions().to_vec();
+    assert!(pos.is_legal(r.action), "illegal {} in\n{pos}", r.action);
+    assert_eq!(r.actions, legal);
+    assert_eq!(r.policy.len(), legal.len());
+    assert_eq!(r.visits.len(), legal.len());
+    assert!(r.policy.iter().all(|&p| p >= 0.0 && p.is_finite()));
+    let sum: f32 = r.policy.iter().sum();
+    assert!((sum - 1.0).abs() < 1e-4, "policy sums to {sum}");
+}
+
+#[test]
+fn puct_finds_the_winning_move() {
+    let positions = blitz_wins_in_one();
+    assert!(positions.len() >= 3, "too few test positions found");
+    for pos in &positions {
+        let r = run(pos, &puct(400), 1);
+        assert_eq!(
+            effect(pos, r.action),
+            Effect::Wins,
+            "PUCT played {} in\n{pos}",
+            r.action
+        );
+        assert!(r.root_value().unwrap() > 0.5, "root value {:?}", r.root_wdl);
+    }
+}
+
+#[test]
+fn gumbel_finds_the_winning_move() {
+    for pos in &blitz_wins_in_one() {
+        let r = run(pos, &gumbel(600), 1);
+        assert_eq!(
+            effect(pos, r.action),
+            Effect::Wins,
+            "Gumbel played {} in\n{pos}",
+            r.action
+        );
+        // The improved policy puts the winning moves on top.
+        let best = (0..r.policy.len())
+            .max_by(|&a, &b| r.policy[a].total_cmp(&r.policy[b]))
+            .unwrap();
+        assert_eq!(effect(pos, r.actions[best]), Effect::Wins);
+    }
+}
+
+/// With Gumbel noise the root samples like the policy would, and a win seen
+/// after a couple of visits can still lose an early halving to the noise;
+/// but it must win far more often than the ~1 in 30 of its prior.
+#[test]
+fn gumbel_with_noise_mostly_finds_the_win() {
+    let cfg = SearchConfig {
+        noise: true,
+        ..gumbel(600)
+    };
+    let positions = blitz_wins_in_one();
+    let mut found = 0;
+    let mut tries = 0;
+    for pos in &positions {
+        for seed in 0..5 {
+            let r = run(pos, &cfg, seed);
+            tries += 1;
+            found += (effect(pos, r.action) == Effect::Wins) as usize;
+        }
+    }
+    eprintln!("won {found} of {tries}");
+    assert!(found * 4 >= tries * 3, "won {found} of {tries}");
+}
+
+#[test]
+fn sequential_halving_spends_the_budget_on_m_actions() {
+    let pos = Position::new(); // 85 placements
+    let cfg = SearchConfig {
+        gumbel_m: 16,
+        ..gumbel(200)
+    };
+    let r = run(&pos, &cfg, 0);
+    check_result(&pos, &r);
+    let visited: Vec<u32> = r.visits.iter().copied().filter(|&v| v > 0).collect();
+    assert_eq!(visited.len(), 16);
+    assert_eq!(visited.iter().sum::<u32>(), 200);
+    // Phases of 200 / (4 halvings x k) visits for k = 16, 8, 4, 2 actions,
+    // the 6 left over to the last two: 3, 9, 21 and 49 in all.
+    let mut sorted = visited.clone();
+    sorted.sort_unstable_by(|a, b| b.cmp(a));
+    assert_eq!(sorted, [49, 49, 21, 21, 9, 9, 9, 9, 3, 3, 3, 3, 3, 3, 3, 3]);
+    assert_eq!(
+        r.visits[r.actions.iter().position(|&a| a == r.action).unwrap()],
+        49
+    );
+}
+
+/// The opponent's row is resolved by the opponent: the value must flip where
+/// the actor changes, not at every decision.
+#[test]
+fn both_searches_avoid_handing_over_a_win() {
+    let positions = blitz_blunders();
+    assert!(positions.len() >= 2, "too few test positions found");
+    for pos in &positions {
+        for cfg in [puct(400), gumbel(600)] {
+            let r = run(pos, &cfg, 3);
+            assert_ne!(
+                effect(pos, r.action),
+                Effect::Loses,
+                "gumbel={} played {} in\n{pos}",
+                cfg.gumbel,
+                r.action
+            );
+        }
+    }
+}
+
+#[test]
+fn only_legal_actions_and_proper_targets_on_random_positions() {
+    let all = random_positions(Position::new(), 3, 5);
+    let mut rng = SmallRng::seed_from_u64(9);
+    for (i, pos) in all.iter().step_by(7).enumerate() {
+        for cfg in [
+            SearchConfig {
+                simulations: 24,
+                ..SearchConfig::default()
+            },
+            SearchConfig {
+                simulations: 24,
+                gumbel: true,
+                gumbel_m: 8,
+                ..SearchConfig::default()
+            },
+        ] {
+            let r = search(pos, &cfg, &mut UniformEvaluator, &mut rng).unwrap();
+            check_result(pos, &r);
+            if r.forced {
+                assert_eq!(r.simulations, 0);
+            } else {
+                // A fresh tree: every descent is one visit of a root child.
+                assert_eq!(r.simulations, 24, "position {i}");
+                assert_eq!(r.visits.iter().sum::<u32>(), 24);
+            }
+        }
+    }
+}
+
+#[test]
+fn forced_decisions_spend_nothing() {
+    let pos = random_positions(Position::new(), 20, 6)
+        .into_iter()
+        .find(|p| p.legal_action_count() == 1)
+        .expect("random games have single-option decisions");
+    let mut counting = Counting::default();
+    let mut s = Search::new(pos, puct(100), 0).unwrap();
+    assert!(s.is_forced() && s.is_done());
+    s.run(&mut counting).unwrap();
+    assert_eq!(counting.positions, 0);
+    let r = s.result();
+    assert!(r.forced);
+    assert_eq!(r.simulations, 0);
+    assert_eq!(r.action, pos.legal_actions()[0]);
+    assert_eq!(r.policy, vec![1.0]);
+    assert_eq!(s.next_leaf(), Leaf::Done);
+}
+
+#[test]
+fn last_decision_backs_up_exact_wins() {
+    // Blitz, a ring to remove after one's row: every option ends the game.
+    let pos = random_positions(Position::blitz(), 100, 7)
+        .into_iter()
+        .find(|p| p.decision() == Decision::RemoveRing && p.legal_action_count() > 1)
+        .expect("random Blitz games remove rows");
+    for cfg in [puct(50), gumbel(50)] {
+        let mut counting = Counting::default();
+        let mut s = Search::new(pos, cfg, 0).unwrap();
+        s.run(&mut counting).unwrap();
+        // Only the root is evaluated: every descent ends in a finished game.
+        assert_eq!(counting.positions, 1);
+        let r = s.result();
+        check_result(&pos, &r);
+        assert_eq!(r.simulations, 50);
+        // 50 exact wins and the root's own even evaluation.
+        let wdl = r.root_wdl.unwrap();
+        assert!((wdl[0] - 50.0 / 51.0).abs() < 1e-4, "{wdl:?}");
+    }
+}
+
+#[test]
+fn exact_losses_one_decision_before_the_end() {
+    // Blitz, the opponent to remove the row the mover just made for them:
+    // searched from the mover's side one decision earlier, every descent
+    // through that move ends in the opponent's win.
+    let pos = blitz_blunders()[0];
+    let losing: Vec<Action> = pos
+        .legal_actions()
+        .into_iter()
+        .filter(|&a| effect(&pos, a) == Effect::Loses)
+        .collect();
+    let mut s = Search::new(pos, puct(300), 0).unwrap();
+    s.run(&mut UniformEvaluator).unwrap();
+    let r = s.result();
+    let mut checked = 0;
+    for a in losing {
+        let i = r.actions.iter().position(|&b| b == a).unwrap();
+        let mut after = pos;
+        after.play(a).unwrap();
+        assert_eq!(after.to_act(), !pos.to_act());
+        if r.visits[i] >= 2 {
+            // Every visit but the first evaluation ends in the opponent's
+            // win; advanced into, the root takes the opponent's view.
+            let mut t = s.clone();
+            t.advance(a).unwrap();
+            let v = t.result().root_value().unwrap();
+            let expected = (r.visits[i] - 1) as f32 / r.visits[i] as f32;
+            assert!(
+                (v - expected).abs() < 1e-4,
+                "opponent's value after {a}: {v}"
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked > 0, "no losing move was searched twice");
+}
+
+#[test]
+fn tree_reuse_keeps_the_subtree() {
+    let pos = random_positions(Position::new(), 1, 8)[30];
+    assert_eq!(pos.decision(), Decision::MoveRing);
+    let cfg = puct(300);
+    let mut s = Search::new(pos, cfg.clone(), 4).unwrap();
+    s.run(&mut UniformEvaluator).unwrap();
+    let r = s.result();
+    let i = r.actions.iter().position(|&a| a == r.action).unwrap();
+    let kept = r.visits[i];
+    assert!(kept > 1);
+    s.advance(r.action).unwrap();
+    assert_eq!(s.root_visits(), kept);
+    let mut next = pos;
+    next.play(r.action).unwrap();
+    assert_eq!(*s.position(), next);
+    assert_eq!(s.simulations(), 0);
+    if !s.is_forced() {
+        s.run(&mut UniformEvaluator).unwrap();
+        let r2 = s.result();
+        check_result(&next, &r2);
+        assert_eq!(r2.simulations, 300);
+        // The budget counts new descents; the kept ones come on top.
+        assert_eq!(s.root_visits(), kept + 300);
+    }
+
+    // Without reuse, the next search starts from nothing.
+    let mut s = Search::new(
+        pos,
+        SearchConfig {
+            tree_reuse: false,
+            ..cfg
+        },
+        4,
+    )
+    .unwrap();
+    s.run(&mut UniformEvaluator).unwrap();
+    let a = s.result().action;
+    s.advance(a).unwrap();
+    assert_eq!(s.root_visits(), 0);
+    assert_eq!(s.tree_size(), 1);
+}
+
+#[test]
+fn unplayed_subtrees_are_discarded() {
+    let pos = random_positions(Position::new(), 1, 8)[30];
+    let mut s = Search::new(pos, puct(10), 4).unwrap();
+    s.run(&mut UniformEvaluator).unwrap();
+    let r = s.result();
+    // An action the search never tried.
+    let i = r
+        .visits
+        .iter()
+        .position(|&v| v == 0)
+        .expect("some action unvisited");
+    s.advance(r.actions[i]).unwrap();
+    assert_eq!(s.root_visits(), 0);
+    assert_eq!(s.tree_size(), 1);
+    assert!(s.advance(Action::Pass).is_err() || s.position().legal_actions()[0] == Action::Pass);
+}
+
+#[test]
+fn same_seed_same_search() {
+    let pos = random_positions(Position::new(), 1, 10)[14];
+    for gumbel in [false, true] {
+        // Noise and temperature on: everything random comes from the seed.
+        let cfg = SearchConfig {
+            simulations: 64,
+            gumbel,
+            ..SearchConfig::default()
+        };
+        let play = |seed: u64| {
+            let mut s = Search::new(pos, cfg.clone(), seed).unwrap();
+            let mut results = Vec::new();
+            for _ in 0..4 {
+                s.run(&mut UniformEvaluator).unwrap();
+                let r = s.result();
+                s.advance(r.action).unwrap();
+                results.push(r);
+            }
+            results
+        };
+        assert_eq!(play(42), play(42));
+        assert!((0..8).any(|seed| play(seed) != play(42)));
+    }
+}
+
+#[test]
+fn batched_driving_matches_one_game_at_a_time() {
+    let starts = random_positions(Position::new(), 2, 13);
+    let starts: Vec<Position> = starts.into_iter().step_by(11).take(6).collect();
+    let cfg = SearchConfig {
+        simulations: 40,
+        ..SearchConfig::default()
+    };
+    let alone: Vec<SearchResult> = starts
+        .iter()
+        .enumerate()
+        .map(|(i, &p)| {
+            let mut s = Search::new(p, cfg.clone(), i as u64).unwrap();
+            s.run(&mut UniformEvaluator).unwrap();
+            s.result()
+        })
+        .collect();
+
+    let mut games: Vec<Search> = starts
+        .iter()
+        .enumerate()
+        .map(|(i, &p)| Search::new(p, cfg.clone(), i as u64).unwrap())
+        .collect();
+    let mut evaluator = Counting::default();
+    let mut batches = 0;
+    loop {
+        let mut waiting = Vec::new();
+        let mut positions = Vec::new();
+        for (i, g) in games.iter_mut().enumerate() {
+            if let Leaf::NeedsEval(p) = g.next_leaf() {
+                // Asking twice gives the same leaf.
+                assert_eq!(g.next_leaf(), Leaf::NeedsEval(p));
+                waiting.push(i);
+                positions.push(p);
+            }
+        }
+        if waiting.is_empty() {
+            break;
+        }
+        batches += 1;
+        for (i, e) in waiting.into_iter().zip(evaluator.evaluate(&positions)) {
+            games[i].provide(e).unwrap();
+        }
+    }
+    assert!(batches <= 41, "{batches} batches");
+    let together: Vec<SearchResult> = games.iter().map(|g| g.result()).collect();
+    assert_eq!(alone, together);
+}
+
+#[test]
+fn bad_evaluations_are_refused() {
+    let mut s = Search::new(Position::new(), puct(8), 0).unwrap();
+    assert_eq!(
+        s.provide(UniformEvaluator.evaluate(&[Position::new()]).remove(0)),
+        Err(SearchError::NothingPending)
+    );
+    let Leaf::NeedsEval(p) = s.next_leaf() else {
+        panic!("a fresh search needs its root evaluated")
+    };
+    let wrong = Evaluation {
+        priors: vec![1.0; 3],
+        wdl: [0.2, 0.6, 0.2],
+    };
+    assert!(matches!(
+        s.provide(wrong),
+        Err(SearchError::BadEvaluation(_))
+    ));
+    // The leaf still waits, and a proper answer goes through.
+    assert_eq!(s.next_leaf(), Leaf::NeedsEval(p));
+    s.provide(UniformEvaluator.evaluate(&[p]).remove(0))
+        .unwrap();
+}
+
+#[test]
+fn finished_games_and_bad_configs_are_refused() {
+    let mut over = Position::new();
+    over.resign(Color::White);
+    assert_eq!(
+        Search::new(over, puct(8), 0).err(),
+        Some(SearchError::GameOver)
+    );
+    let bad = SearchConfig {
+        noise_fraction: 1.5,
+        ..SearchConfig::default()
+    };
+    assert!(matches!(
+        Search::new(Position::new(), bad, 0),
+        Err(SearchError::InvalidConfig {
+            field: "noise_fraction",
+            ..
+        })
+    ));
+    assert!(serde_json::from_str::<SearchConfig>(r#"{ "simulation": 5 }"#).is_err());
+}
+
+#[test]
+fn playout_cap_randomization_mixes_fast_and_full_searches() {
+    let cfg = SearchConfig {
+        simulations: 30,
+        fast_simulations: 5,
+        full_search_prob: 0.5,
+        ..SearchConfig::default()
+    };
+    let mut s = Search::new(Position::new(), cfg, 2).unwrap();
+    let (mut full, mut fast) = (0, 0);
+    for _ in 0..12 {
+        s.run(&mut UniformEvaluator).unwrap();
+        let r = s.result();
+        if r.full {
+            assert_eq!(r.simulations, 30);
+            full += 1;
+        } else {
+            assert_eq!(r.simulations, 5);
+            fast += 1;
+        }
+        s.advance(r.action).unwrap();
+    }
+    assert!(full > 0 && fast > 0);
+}
+
+/// The throughput figure: `cargo test --release --test mcts -- --ignored --nocapture`.
+#[test]
+#[ignore = "a timing, not a check; run by hand in release"]
+fn bench_search_uniform() {
+    for gumbel in [false, true] {
+        let cfg = SearchConfig {
+            simulations: 200,
+            gumbel,
+            ..SearchConfig::default()
+        };
+        let b = yinsh_zero::mcts::bench_search(5.0, &cfg, 32, 1);
+        println!("{}", serde_json::to_string(&b).unwrap());
+        assert!(b.simulations > 0);
+    }
+}
