@@ -10,5 +10,6 @@ pub mod evaluator;
 pub mod mcts;
 pub mod replay;
 pub mod run;
+pub mod selfplay;
 pub mod stats;
 pub mod yinsh;

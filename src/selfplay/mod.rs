@@ -1,0 +1,462 @@
+//! Self-play: many games in flight per worker, one leaf per game per batch,
+//! all leaves of a batch evaluated in one call, records written as
+//! immutable files.
+//!
+//! Each worker is an OS thread that owns its evaluator (for a network: its
+//! own single-threaded inference), so two workers keep two cores busy
+//! without sharing anything but a game counter.
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+use serde::{Deserialize, Serialize};
+
+use crate::eval::sub_seed;
+use crate::evaluator::Evaluator;
+use crate::mcts::{Leaf, Search, SearchConfig, SearchError};
+use crate::replay::record::{self, RecordError, RecordFile, RecordMeta, Sample};
+use crate::yinsh::packed::PackedPosition;
+use crate::yinsh::{Color, Decision, EndReason, Position, Variant};
+
+/// Self-play settings (the `[selfplay]` table of a run config).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SelfPlayConfig {
+    /// Worker threads, each with its own evaluator; 0 = one per core.
+    pub workers: usize,
+    /// Games each worker steps together; their leaves form one batch.
+    pub games_in_flight: usize,
+    /// Up to this many opening ring placements are made uniformly at random
+    /// (the count itself is uniform in 0..=this), for variety between games.
+    pub random_placements: u32,
+    /// Resign when the searched value of the player to act stays below this
+    /// (P(win) - P(loss)) for `resign_consecutive` of its decisions.
+    pub resign_threshold: f32,
+    pub resign_consecutive: u32,
+    /// Share of games in which nobody resigns but a resignation is noted,
+    /// to measure how often resigning would have been wrong.
+    pub resign_check_share: f32,
+    /// Whether resignation is used at all.
+    pub resign: bool,
+    /// Complete games per record file.
+    pub games_per_file: usize,
+    /// Play the Blitz variant (one ring wins).
+    pub blitz: bool,
+}
+
+impl Default for SelfPlayConfig {
+    fn default() -> Self {
+        SelfPlayConfig {
+            workers: 0,
+            games_in_flight: 32,
+            random_placements: 4,
+            resign_threshold: -0.9,
+            resign_consecutive: 3,
+            resign_check_share: 0.1,
+            resign: true,
+            games_per_file: 16,
+            blitz: false,
+        }
+    }
+}
+
+impl SelfPlayConfig {
+    /// Workers actually used: `workers`, or one per core.
+    pub fn worker_count(&self) -> usize {
+        if self.workers == 0 {
+            std::thread::available_parallelism().map_or(1, |n| n.get())
+        } else {
+            self.workers
+        }
+    }
+}
+
+/// What can stop self-play.
+#[derive(Debug, thiserror::Error)]
+pub enum SelfPlayError {
+    #[error(transparent)]
+    Record(#[from] RecordError),
+    #[error("search: {0}")]
+    Search(#[from] SearchError),
+    #[error("worker {worker}: cannot build its evaluator: {msg}")]
+    Evaluator { worker: usize, msg: String },
+    #[error("invalid self-play config: {0}")]
+    Config(String),
+}
+
+/// Counters shared by the workers, for progress display.
+#[derive(Debug, Default)]
+pub struct Progress {
+    pub games: AtomicU64,
+    pub positions: AtomicU64,
+    pub decisions: AtomicU64,
+}
+
+/// What a self-play run produced.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct SelfPlaySummary {
+    pub games: u64,
+    /// Positions written as training samples.
+    pub positions: u64,
+    /// Decisions played, forced and fast ones included.
+    pub decisions: u64,
+    /// Turns (placements and ring moves) per game, on average.
+    pub mean_turns: f64,
+    pub white_wins: u64,
+    pub black_wins: u64,
+    pub draws: u64,
+    pub resigned: u64,
+    /// Games played out to check resignation, and how many of those the
+    /// would-be resigner did not lose.
+    pub resign_checks: u64,
+    pub false_resigns: u64,
+    pub seconds: f64,
+    /// Wall time the workers spent inside the evaluator, summed.
+    pub evaluator_seconds: f64,
+    /// Share of worker time spent in the evaluator.
+    pub evaluator_share: f64,
+    /// Evaluator calls and positions evaluated, summed over workers.
+    pub batches: u64,
+    pub evaluated: u64,
+    pub files: Vec<PathBuf>,
+}
+
+impl SelfPlaySummary {
+    fn absorb(&mut self, o: SelfPlaySummary) {
+        self.games += o.games;
+        self.positions += o.positions;
+        self.decisions += o.decisions;
+        self.mean_turns += o.mean_turns; // a sum until finish()
+        self.white_wins += o.white_wins;
+        self.black_wins += o.black_wins;
+        self.draws += o.draws;
+        self.resigned += o.resigned;
+        self.resign_checks += o.resign_checks;
+        self.false_resigns += o.false_resigns;
+        self.evaluator_seconds += o.evaluator_seconds;
+        self.seconds += o.seconds; // worker time, until finish()
+        self.batches += o.batches;
+        self.evaluated += o.evaluated;
+        self.files.extend(o.files);
+    }
+}
+
+/// A game in progress in one worker slot.
+struct Slot {
+    decisions: u64,
+    search: Search,
+    samples: Vec<(Position, Vec<(u16, f32)>, bool)>,
+    low_streak: [u32; 2],
+    /// Nobody resigns in this game; the first would-be resigner is noted.
+    check_only: bool,
+    would_resign: Option<Color>,
+    resigned: Option<Color>,
+}
+
+/// Plays `games` self-play games with `search` settings, writing record
+/// files into `out` named `<prefix>-w<worker>-<seq>.bin`. `make_evaluator`
+/// builds each worker's evaluator on that worker's thread. `generation` is
+/// stored in each file's metadata.
+#[allow(clippy::too_many_arguments)]
+pub fn run<E, F>(
+    cfg: &SelfPlayConfig,
+    search: &SearchConfig,
+    games: u64,
+    seed: u64,
+    generation: u64,
+    out: &Path,
+    prefix: &str,
+    make_evaluator: F,
+    progress: &Progress,
+) -> Result<SelfPlaySummary, SelfPlayError>
+where
+    E: Evaluator,
+    F: Fn(usize) -> Result<E, String> + Sync,
+{
+    search.validate()?;
+    if cfg.games_in_flight == 0 || cfg.games_per_file == 0 {
+        return Err(SelfPlayError::Config(
+            "games_in_flight and games_per_file must be at least 1".into(),
+        ));
+    }
+    if !(0.0..=1.0).contains(&cfg.resign_check_share) {
+        return Err(SelfPlayError::Config(
+            "resign_check_share must be within 0..=1".into(),
+        ));
+    }
+    let started = Instant::now();
+    let next_game = AtomicU64::new(0);
+    let workers = cfg.worker_count().max(1);
+    let results = Mutex::new(Vec::new());
+    std::thread::scope(|s| {
+        for w in 0..workers {
+            let (next_game, results, make_evaluator) = (&next_game, &results, &make_evaluator);
+            s.spawn(move || {
+                let r = make_evaluator(w)
+                    .map_err(|msg| SelfPlayError::Evaluator { worker: w, msg })
+                    .and_then(|mut ev| {
+                        Worker {
+                            id: w,
+                            cfg,
+                            search,
+                            seed,
+                            generation,
+                            out,
+                            prefix,
+                            games,
+                            next_game,
+                            progress,
+                        }
+                        .play(&mut ev)
+                    });
+                results.lock().unwrap().push(r);
+            });
+        }
+    });
+    let mut total = SelfPlaySummary::default();
+    let worker_seconds: f64;
+    {
+        for r in results.into_inner().unwrap() {
+            total.absorb(r?);
+        }
+        worker_seconds = total.seconds;
+    }
+    total.files.sort();
+    total.mean_turns /= total.games.max(1) as f64;
+    total.seconds = started.elapsed().as_secs_f64();
+    total.evaluator_share = total.evaluator_seconds / worker_seconds.max(1e-9);
+    Ok(total)
+}
+
+struct Worker<'a> {
+    id: usize,
+    cfg: &'a SelfPlayConfig,
+    search: &'a SearchConfig,
+    seed: u64,
+    generation: u64,
+    out: &'a Path,
+    prefix: &'a str,
+    games: u64,
+    next_game: &'a AtomicU64,
+    progress: &'a Progress,
+}
+
+impl Worker<'_> {
+    fn start_game(&self) -> Result<Option<Slot>, SelfPlayError> {
+        let index = self.next_game.fetch_add(1, Ordering::Relaxed);
+        if index >= self.games {
+            return Ok(None);
+        }
+        let mut rng = SmallRng::seed_from_u64(sub_seed(self.seed, index));
+        let variant = if self.cfg.blitz {
+            Variant::BLITZ
+        } else {
+            Variant::STANDARD
+        };
+        let mut pos = Position::with_variant(variant);
+        let randoms = rng.random_range(0..=self.cfg.random_placements);
+        for _ in 0..randoms {
+            if pos.decision() != Decision::PlaceRing {
+                break;
+            }
+            let legal = pos.legal_actions();
+            pos.play_unchecked(legal[rng.random_range(0..legal.len())]);
+        }
+        let check_only = self.cfg.resign && rng.random::<f32>() < self.cfg.resign_check_share;
+        Ok(Some(Slot {
+            decisions: 0,
+            search: Search::new(pos, self.search.clone(), rng.random())?,
+            samples: Vec::new(),
+            low_streak: [0; 2],
+            check_only,
+            would_resign: None,
+            resigned: None,
+        }))
+    }
+
+    fn play<E: Evaluator>(&self, evaluator: &mut E) -> Result<SelfPlaySummary, SelfPlayError> {
+        let started = Instant::now();
+        let mut summary = SelfPlaySummary::default();
+        let mut slots: Vec<Option<Slot>> = Vec::new();
+        for _ in 0..self.cfg.games_in_flight {
+            slots.push(self.start_game()?);
+        }
+        let mut pending: Vec<Sample> = Vec::new();
+        let mut games_in_file = 0u32;
+        let mut seq = 0u32;
+        let mut eval_time = Duration::ZERO;
+        let mut waiting = Vec::with_capacity(slots.len());
+        let mut positions = Vec::with_capacity(slots.len());
+        loop {
+            waiting.clear();
+            positions.clear();
+            for (i, slot) in slots.iter_mut().enumerate() {
+                while let Some(game) = slot {
+                    match game.search.next_leaf() {
+                        Leaf::NeedsEval(p) => {
+                            waiting.push(i);
+                            positions.push(p);
+                            break;
+                        }
+                        Leaf::Done => {
+                            if self.finish_decision(game)? {
+                                let game = slot.take().expect("slot holds a game");
+                                pending.extend(self.complete(game, &mut summary));
+                                games_in_file += 1;
+                                if games_in_file as usize >= self.cfg.games_per_file {
+                                    self.write(
+                                        &mut pending,
+                                        &mut seq,
+                                        games_in_file,
+                                        &mut summary,
+                                    )?;
+                                    games_in_file = 0;
+                                }
+                                *slot = self.start_game()?;
+                            }
+                        }
+                    }
+                }
+            }
+            if positions.is_empty() {
+                break;
+            }
+            let t = Instant::now();
+            let evals = evaluator.evaluate(&positions);
+            eval_time += t.elapsed();
+            summary.batches += 1;
+            summary.evaluated += positions.len() as u64;
+            for (&i, e) in waiting.iter().zip(evals) {
+                slots[i].as_mut().expect("waiting slot").search.provide(e)?;
+            }
+        }
+        if games_in_file > 0 {
+            self.write(&mut pending, &mut seq, games_in_file, &mut summary)?;
+        }
+        summary.evaluator_seconds = eval_time.as_secs_f64();
+        summary.seconds = started.elapsed().as_secs_f64();
+        Ok(summary)
+    }
+
+    /// Takes the finished search's decision: records the target, handles
+    /// resignation, plays the action. Returns whether the game is over.
+    fn finish_decision(&self, game: &mut Slot) -> Result<bool, SelfPlayError> {
+        let result = game.search.result();
+        let pos = *game.search.position();
+        let me = pos.to_act();
+        self.progress.decisions.fetch_add(1, Ordering::Relaxed);
+        game.decisions += 1;
+        if result.full && !result.forced {
+            let policy = result
+                .actions
+                .iter()
+                .zip(&result.policy)
+                .map(|(a, &p)| (a.index() as u16, p))
+                .collect();
+            game.samples.push((pos, policy, true));
+        }
+        if self.cfg.resign
+            && !result.forced
+            && let Some(v) = result.root_value()
+        {
+            let streak = &mut game.low_streak[me.index()];
+            *streak = if v < self.cfg.resign_threshold {
+                *streak + 1
+            } else {
+                0
+            };
+            if *streak >= self.cfg.resign_consecutive.max(1) {
+                if game.check_only {
+                    game.would_resign.get_or_insert(me);
+                } else {
+                    game.resigned = Some(me);
+                    return Ok(true);
+                }
+            }
+        }
+        game.search.advance(result.action)?;
+        Ok(game.search.position().is_over())
+    }
+
+    /// Turns a finished game into samples with outcomes and tallies it.
+    fn complete(&self, game: Slot, summary: &mut SelfPlaySummary) -> Vec<Sample> {
+        let mut last = *game.search.position();
+        if let Some(c) = game.resigned {
+            last.resign(c);
+        }
+        let outcome = last.outcome().expect("the game is over");
+        summary.games += 1;
+        summary.decisions += game.decisions;
+        summary.mean_turns += last.turn() as f64;
+        match outcome.winner {
+            Some(Color::White) => summary.white_wins += 1,
+            Some(Color::Black) => summary.black_wins += 1,
+            None => summary.draws += 1,
+        }
+        if outcome.reason == EndReason::Resign {
+            summary.resigned += 1;
+        }
+        if game.check_only {
+            summary.resign_checks += 1;
+            if let Some(c) = game.would_resign
+                && outcome.winner != Some(!c)
+            {
+                summary.false_resigns += 1;
+            }
+        }
+        let samples: Vec<Sample> = game
+            .samples
+            .into_iter()
+            .map(|(pos, policy, full)| {
+                let me = pos.to_act();
+                let margin = outcome.rings_removed[me.index()] as i8
+                    - outcome.rings_removed[(!me).index()] as i8;
+                Sample {
+                    position: PackedPosition::from(&pos),
+                    policy,
+                    outcome: outcome.score_for(me),
+                    ring_margin: margin,
+                    full_search: full,
+                }
+            })
+            .collect();
+        summary.positions += samples.len() as u64;
+        self.progress.games.fetch_add(1, Ordering::Relaxed);
+        self.progress
+            .positions
+            .fetch_add(samples.len() as u64, Ordering::Relaxed);
+        samples
+    }
+
+    fn write(
+        &self,
+        pending: &mut Vec<Sample>,
+        seq: &mut u32,
+        games: u32,
+        summary: &mut SelfPlaySummary,
+    ) -> Result<(), SelfPlayError> {
+        let path = self
+            .out
+            .join(format!("{}-w{:02}-{:05}.bin", self.prefix, self.id, *seq));
+        *seq += 1;
+        let file = RecordFile {
+            meta: RecordMeta {
+                generation: self.generation,
+                games,
+                producer: format!(
+                    "yinsh-zero {} worker {}",
+                    env!("CARGO_PKG_VERSION"),
+                    self.id
+                ),
+            },
+            samples: std::mem::take(pending),
+        };
+        record::write(&path, &file)?;
+        summary.files.push(path);
+        Ok(())
+    }
+}

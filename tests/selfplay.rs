@@ -1,0 +1,95 @@
+//! Self-play through its public interface, with the uniform evaluator
+//! (network-driven self-play is tested with a tiny real network in nn tests).
+
+use std::fs;
+use std::path::Path;
+
+use yinsh_zero::evaluator::UniformEvaluator;
+use yinsh_zero::mcts::SearchConfig;
+use yinsh_zero::replay::record;
+use yinsh_zero::selfplay::{self, Progress, SelfPlayConfig};
+
+fn play(dir: &Path, workers: usize, games: u64, blitz: bool) -> selfplay::SelfPlaySummary {
+    let cfg = SelfPlayConfig {
+        workers,
+        games_in_flight: 3,
+        games_per_file: 2,
+        blitz,
+        ..SelfPlayConfig::default()
+    };
+    let search = SearchConfig {
+        simulations: 8,
+        ..SearchConfig::default()
+    };
+    selfplay::run(
+        &cfg,
+        &search,
+        games,
+        42,
+        7,
+        dir,
+        "g000007",
+        |_| Ok(UniformEvaluator),
+        &Progress::default(),
+    )
+    .unwrap()
+}
+
+#[test]
+fn games_become_valid_record_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = play(dir.path(), 1, 5, true);
+    assert_eq!(s.games, 5);
+    assert_eq!(s.white_wins + s.black_wins + s.draws, 5);
+    assert_eq!(s.files.len(), 3, "2 + 2 + 1 games");
+    let mut positions = 0;
+    let mut games = 0;
+    for f in &s.files {
+        let file = record::read(f).unwrap();
+        assert_eq!(file.meta.generation, 7);
+        games += file.meta.games;
+        for sample in &file.samples {
+            let sum: f32 = sample.policy.iter().map(|p| p.1).sum();
+            assert!((sum - 1.0).abs() < 1e-3);
+            assert!(sample.full_search);
+            assert!((-1..=1).contains(&sample.outcome));
+        }
+        positions += file.samples.len() as u64;
+    }
+    assert_eq!((games as u64, positions), (s.games, s.positions));
+    assert!(s.positions > 5 * 10, "every game has searched decisions");
+    assert!(s.batches > 0 && s.evaluated >= s.positions);
+}
+
+#[test]
+fn one_worker_is_reproducible_from_the_seed() {
+    let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let sa = play(a.path(), 1, 3, false);
+    let sb = play(b.path(), 1, 3, false);
+    assert_eq!(sa.files.len(), sb.files.len());
+    for (fa, fb) in sa.files.iter().zip(&sb.files) {
+        assert_eq!(fs::read(fa).unwrap(), fs::read(fb).unwrap());
+    }
+}
+
+#[test]
+fn two_workers_share_the_games_between_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = play(dir.path(), 2, 6, true);
+    assert_eq!(s.games, 6);
+    let names: Vec<String> = s
+        .files
+        .iter()
+        .map(|f| f.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    assert!(
+        names.iter().all(|n| n.starts_with("g000007-w0")),
+        "{names:?}"
+    );
+    let total: u32 = s
+        .files
+        .iter()
+        .map(|f| record::read(f).unwrap().meta.games)
+        .sum();
+    assert_eq!(total, 6);
+}
