@@ -149,7 +149,8 @@ impl SelfPlaySummary {
 struct Slot {
     decisions: u64,
     search: Search,
-    samples: Vec<(Position, Vec<(u16, f32)>, bool)>,
+    /// Positions searched in full, with their policy targets.
+    samples: Vec<(Position, Vec<(u16, f32)>)>,
     low_streak: [u32; 2],
     /// Nobody resigns in this game; the first would-be resigner is noted.
     check_only: bool,
@@ -357,7 +358,7 @@ impl Worker<'_> {
                 .zip(&result.policy)
                 .map(|(a, &p)| (a.index() as u16, p))
                 .collect();
-            game.samples.push((pos, policy, true));
+            game.samples.push((pos, policy));
         }
         if self.cfg.resign
             && !result.forced
@@ -411,7 +412,7 @@ impl Worker<'_> {
         let samples: Vec<Sample> = game
             .samples
             .into_iter()
-            .map(|(pos, policy, full)| {
+            .map(|(pos, policy)| {
                 let me = pos.to_act();
                 let margin = outcome.rings_removed[me.index()] as i8
                     - outcome.rings_removed[(!me).index()] as i8;
@@ -420,7 +421,7 @@ impl Worker<'_> {
                     policy,
                     outcome: outcome.score_for(me),
                     ring_margin: margin,
-                    full_search: full,
+                    full_search: true,
                 }
             })
             .collect();
