@@ -22,6 +22,7 @@ mod greedy;
 mod matches;
 mod player;
 mod random;
+pub mod search_player;
 mod seed;
 mod spec;
 
@@ -31,5 +32,6 @@ pub use greedy::GreedyPlayer;
 pub use matches::{MatchConfig, MatchError, MatchResult, Tally, play_match};
 pub use player::Player;
 pub use random::RandomPlayer;
+pub use search_player::{RolloutEvaluator, SearchPlayer};
 pub use seed::sub_seed;
 pub use spec::{KNOWN_PLAYERS, PlayerInfo, PlayerSpec, PlayerSpecError, parse_player};

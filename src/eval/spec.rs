@@ -9,6 +9,8 @@ use super::alphabeta::{AlphaBetaConfig, AlphaBetaPlayer};
 use super::greedy::GreedyPlayer;
 use super::player::Player;
 use super::random::RandomPlayer;
+use super::search_player::{RolloutEvaluator, SearchPlayer};
+use crate::mcts::SearchConfig;
 
 /// A player kind that [`parse_player`] can build, with its options.
 #[derive(Clone, Copy, Debug)]
@@ -45,6 +47,21 @@ pub const KNOWN_PLAYERS: &[PlayerInfo] = &[
             ("tt", "log2 of transposition-table entries (default 18)"),
         ],
         about: "negamax alpha-beta, iterative deepening, transposition table, classical evaluation",
+    },
+    PlayerInfo {
+        name: "mcts-rollout",
+        keys: &[
+            (
+                "playouts",
+                "random playouts (search simulations) per decision (default 1000)",
+            ),
+            (
+                "time",
+                "milliseconds per decision, at most `playouts` simulations (then 1,000,000 by default)",
+            ),
+            ("cpuct", "exploration constant (default 2.0)"),
+        ],
+        about: "tree search whose leaves are judged by uniformly random playouts (classic UCT design)",
     },
 ];
 
@@ -225,6 +242,42 @@ pub fn parse_player(spec: &str, seed: u64) -> Result<Box<dyn Player>, PlayerSpec
             }
             Box::new(AlphaBetaPlayer::new(config, seed))
         }
+        "mcts-rollout" => {
+            let mut config = SearchConfig {
+                simulations: 1000,
+                c_puct: 2.0,
+                c_puct_growth: 0.0,
+                // Every child gets a playout before siblings are revisited,
+                // as in UCT.
+                fpu_reduction: 0.0,
+                ..SearchConfig::for_play()
+            };
+            if let Some(v) = spec.get("playouts") {
+                config.simulations = parse_num(&spec, "playouts", v, 1, 100_000_000)? as u32;
+            }
+            let mut time = None;
+            if let Some(v) = spec.get("time") {
+                time = Some(Duration::from_millis(parse_num(
+                    &spec, "time", v, 1, 3_600_000,
+                )?));
+                // The search checks the clock between leaf evaluations, and
+                // descents into finished games need none: a cap keeps an
+                // endgame search from running on past the time.
+                if spec.get("playouts").is_none() {
+                    config.simulations = 1_000_000;
+                }
+            }
+            if let Some(v) = spec.get("cpuct") {
+                config.c_puct = parse_f32(&spec, "cpuct", v)?;
+            }
+            Box::new(SearchPlayer::new(
+                spec.to_string(),
+                RolloutEvaluator::new(seed ^ 0x5eed),
+                config,
+                time,
+                seed,
+            ))
+        }
         other => unreachable!("KNOWN_PLAYERS lists `{other}` but nothing builds it"),
     })
 }
@@ -243,6 +296,18 @@ fn parse_num(
             key: key.into(),
             value: value.into(),
             why: format!("expected a whole number from {min} to {max}"),
+        }),
+    }
+}
+
+fn parse_f32(spec: &PlayerSpec, key: &str, value: &str) -> Result<f32, PlayerSpecError> {
+    match value.parse::<f32>() {
+        Ok(x) if x.is_finite() && x > 0.0 => Ok(x),
+        _ => Err(PlayerSpecError::BadValue {
+            player: spec.name.clone(),
+            key: key.into(),
+            value: value.into(),
+            why: "expected a positive number".into(),
         }),
     }
 }
