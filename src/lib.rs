@@ -1,13 +1,15 @@
 //! yinsh-zero: an AlphaZero-style self-play trainer for the board game YINSH.
 //!
-//! Data flows one way: [`yinsh`] (rules) -> encoding -> [`mcts`] (search,
-//! behind the [`evaluator`] trait) -> self-play records -> [`replay`] ->
-//! training -> checkpoint -> [`eval`]uation.
+//! Data flows one way: [`yinsh`] (rules) -> [`encode`] -> [`mcts`] (search,
+//! behind the [`evaluator`] trait, answered by [`nn`]) -> [`selfplay`]
+//! records -> [`replay`] -> training -> checkpoint -> [`eval`]uation.
 
 pub mod bench;
+pub mod encode;
 pub mod eval;
 pub mod evaluator;
 pub mod mcts;
+pub mod nn;
 pub mod replay;
 pub mod run;
 pub mod selfplay;

@@ -1,0 +1,148 @@
+//! `bench nn`: how fast the network judges positions.
+
+use std::time::Instant;
+
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+use serde::{Deserialize, Serialize};
+
+use super::{BackendKind, InferenceOptions, ModelConfig, NetEvaluator, NnError};
+use crate::evaluator::Evaluator;
+use crate::yinsh::Position;
+
+/// What to measure.
+#[derive(Clone, Debug)]
+pub struct BenchOptions {
+    /// Network shape (randomly initialised: speed does not depend on weights).
+    pub model: ModelConfig,
+    pub backend: BackendKind,
+    /// Threads per evaluator; `Some(1)` is one self-play worker.
+    pub threads: Option<usize>,
+    /// Batch sizes to time.
+    pub batches: Vec<usize>,
+    /// The batch whose rate is the headline `positions_per_s`.
+    pub self_play_batch: usize,
+    /// Time spent on each batch size, at least (after one warm-up pass).
+    pub min_seconds: f64,
+}
+
+impl Default for BenchOptions {
+    /// The default 6x64 net on flex, one thread, batches 1 to 256; the
+    /// headline is batch 64, the leaves one self-play worker collects from
+    /// its games in flight per pass.
+    fn default() -> Self {
+        BenchOptions {
+            model: ModelConfig::new(),
+            backend: BackendKind::Flex,
+            threads: Some(1),
+            batches: vec![1, 8, 32, 64, 128, 256],
+            self_play_batch: 64,
+            min_seconds: 1.0,
+        }
+    }
+}
+
+/// The rate at one batch size.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BatchRate {
+    pub batch: usize,
+    pub positions_per_s: f64,
+    /// Achieved GFLOP/s (analytic FLOPs of the net times the rate).
+    pub gflops: f64,
+}
+
+/// Result of [`bench_nn`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct NnBench {
+    pub blocks: usize,
+    pub channels: usize,
+    pub backend: BackendKind,
+    /// `null`: rayon's global pool.
+    pub threads: Option<usize>,
+    /// FLOPs of one position's forward pass (2 x MACs of convs and dense layers).
+    pub flops_per_position: u64,
+    /// The batch of the headline figures.
+    pub batch: usize,
+    /// Positions per second at `batch`, through [`NetEvaluator`] without
+    /// its cache: encoding, forward pass, read-back and masked softmax.
+    pub positions_per_s: f64,
+    /// GFLOP/s at `batch`.
+    pub gflops: f64,
+    pub by_batch: Vec<BatchRate>,
+}
+
+/// Times the network at each batch size of `opts` on positions from seeded
+/// random games. Takes about `min_seconds` per batch size.
+pub fn bench_nn(opts: &BenchOptions) -> Result<NnBench, NnError> {
+    let device = opts.backend.device()?;
+    let model = opts.model.init(&device);
+    let mut net = NetEvaluator::new(
+        model,
+        device,
+        InferenceOptions {
+            cache_capacity: 0,
+            threads: opts.threads,
+            max_batch: opts.batches.iter().copied().max().unwrap_or(1).max(1),
+        },
+    )?;
+    let most = opts.batches.iter().copied().max().unwrap_or(0);
+    let positions = sample_positions(most.max(opts.self_play_batch), 0x5eed);
+    let flops = opts.model.flops_per_position();
+
+    let mut by_batch = Vec::new();
+    let mut sizes = opts.batches.clone();
+    if !sizes.contains(&opts.self_play_batch) {
+        sizes.push(opts.self_play_batch);
+    }
+    for &batch in &sizes {
+        let batch = batch.max(1);
+        let input = &positions[..batch];
+        net.evaluate(input); // warm-up: allocations, caches, lazy init
+        let start = Instant::now();
+        let mut done = 0usize;
+        while done < 2 * batch || start.elapsed().as_secs_f64() < opts.min_seconds {
+            done += net.evaluate(input).len();
+        }
+        let rate = done as f64 / start.elapsed().as_secs_f64();
+        by_batch.push(BatchRate {
+            batch,
+            positions_per_s: rate,
+            gflops: rate * flops as f64 / 1e9,
+        });
+    }
+    let head = by_batch
+        .iter()
+        .find(|r| r.batch == opts.self_play_batch.max(1))
+        .cloned()
+        .expect("the self-play batch is timed");
+    by_batch.retain(|r| opts.batches.contains(&r.batch));
+    Ok(NnBench {
+        blocks: opts.model.blocks,
+        channels: opts.model.channels,
+        backend: opts.backend,
+        threads: opts.threads,
+        flops_per_position: flops,
+        batch: head.batch,
+        positions_per_s: head.positions_per_s,
+        gflops: head.gflops,
+        by_batch,
+    })
+}
+
+/// `n` positions met in seeded random games (never finished ones), spread
+/// over every phase.
+pub fn sample_positions(n: usize, seed: u64) -> Vec<Position> {
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let mut out = Vec::with_capacity(n);
+    let mut pos = Position::new();
+    while out.len() < n {
+        if pos.is_over() {
+            pos = Position::new();
+        }
+        out.push(pos);
+        let actions = pos.legal_actions();
+        let a = actions[rng.random_range(0..actions.len())];
+        pos.play_unchecked(a);
+    }
+    out
+}

@@ -1,0 +1,35 @@
+//! The policy/value network: its shape ([`ModelConfig`]), the burn model
+//! ([`Model`]), the backend choice ([`BackendKind`]), weights on disk, and
+//! batched inference behind the search's [`Evaluator`](crate::evaluator::Evaluator)
+//! trait ([`NetEvaluator`]).
+
+pub mod backend;
+pub mod bench;
+pub mod config;
+pub mod inference;
+pub mod model;
+pub mod weights;
+
+use std::path::PathBuf;
+
+pub use backend::{BackendKind, default_device};
+pub use bench::{BatchRate, BenchOptions, NnBench, bench_nn};
+pub use config::ModelConfig;
+pub use inference::{CacheStats, InferenceOptions, NetEvaluator};
+pub use model::{Model, ModelOutput};
+pub use weights::{load_weights, save_weights};
+
+/// What can go wrong around the network.
+#[derive(Debug, thiserror::Error)]
+pub enum NnError {
+    #[error("cannot save weights to {path}: {reason}")]
+    SaveWeights { path: PathBuf, reason: String },
+    #[error("cannot load weights from {path}: {reason}")]
+    LoadWeights { path: PathBuf, reason: String },
+    #[error("backend `{backend}` is not in this build (rebuild with `--features {backend}`)")]
+    BackendNotBuilt { backend: &'static str },
+    #[error("unknown backend `{name}` (expected flex, cuda or wgpu)")]
+    UnknownBackend { name: String },
+    #[error("cannot start the inference thread pool: {0}")]
+    ThreadPool(#[from] rayon::ThreadPoolBuildError),
+}

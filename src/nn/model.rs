@@ -1,0 +1,151 @@
+//! The policy/value ResNet.
+
+use burn::module::Module;
+use burn::nn::conv::{Conv2d, Conv2dConfig};
+use burn::nn::{BatchNorm, BatchNormConfig, Linear, LinearConfig, PaddingConfig2d};
+use burn::tensor::activation::relu;
+use burn::tensor::{Device, Tensor};
+
+use super::config::ModelConfig;
+use crate::encode::INPUT_PLANES;
+use crate::yinsh::ACTION_SPACE;
+use crate::yinsh::action::planes;
+use crate::yinsh::point::CELLS;
+
+/// Side of the square grid the board is drawn on.
+pub const GRID: usize = 11;
+
+/// A convolution followed by batch norm (no bias: the norm's beta is one).
+#[derive(Module, Debug)]
+pub struct ConvBn {
+    conv: Conv2d,
+    bn: BatchNorm,
+}
+
+impl ConvBn {
+    fn new(cin: usize, cout: usize, kernel: usize, device: &Device) -> ConvBn {
+        let padding = if kernel == 1 {
+            PaddingConfig2d::Valid
+        } else {
+            PaddingConfig2d::Same
+        };
+        ConvBn {
+            conv: Conv2dConfig::new([cin, cout], [kernel, kernel])
+                .with_padding(padding)
+                .with_bias(false)
+                .init(device),
+            bn: BatchNormConfig::new(cout).init(device),
+        }
+    }
+
+    fn forward(&self, x: Tensor<4>) -> Tensor<4> {
+        self.bn.forward(self.conv.forward(x))
+    }
+}
+
+/// conv3x3-BN-ReLU-conv3x3-BN, plus the input, then ReLU.
+#[derive(Module, Debug)]
+pub struct ResidualBlock {
+    a: ConvBn,
+    b: ConvBn,
+}
+
+impl ResidualBlock {
+    fn forward(&self, x: Tensor<4>) -> Tensor<4> {
+        let y = relu(self.a.forward(x.clone()));
+        relu(self.b.forward(y) + x)
+    }
+}
+
+/// What the network says about a batch of `B` positions. All are raw
+/// outputs: the caller masks and normalises.
+#[derive(Debug, Clone)]
+pub struct ModelOutput {
+    /// `[B, ACTION_SPACE]` policy logits over the dense action index
+    /// (illegal actions included: mask them with [`crate::encode`]).
+    pub policy: Tensor<2>,
+    /// `[B, 3]` win/draw/loss logits for the player to act.
+    pub wdl: Tensor<2>,
+    /// `[B, 1]` predicted final ring margin for the player to act,
+    /// `tanh`-squashed into [-1, 1]; trained against
+    /// `(own rings removed - opponent's) / rings to win`.
+    pub margin: Tensor<2>,
+}
+
+/// ResNet trunk with a convolutional policy head, a pass logit from pooled
+/// features, a win/draw/loss head and a ring-margin head.
+///
+/// Build one with [`ModelConfig::init`]; it takes `[B, INPUT_PLANES, 11, 11]`
+/// inputs as written by [`crate::encode::encode_batch`].
+#[derive(Module, Debug)]
+pub struct Model {
+    stem: ConvBn,
+    blocks: Vec<ResidualBlock>,
+    policy_hidden: ConvBn,
+    policy_out: Conv2d,
+    pass: Linear,
+    value_conv: ConvBn,
+    value_hidden: Linear,
+    wdl: Linear,
+    margin: Linear,
+}
+
+impl ModelConfig {
+    /// A freshly initialised network on `device`.
+    pub fn init(&self, device: &Device) -> Model {
+        let c = self.channels;
+        Model {
+            stem: ConvBn::new(INPUT_PLANES, c, 3, device),
+            blocks: (0..self.blocks)
+                .map(|_| ResidualBlock {
+                    a: ConvBn::new(c, c, 3, device),
+                    b: ConvBn::new(c, c, 3, device),
+                })
+                .collect(),
+            policy_hidden: ConvBn::new(c, c, 1, device),
+            policy_out: Conv2dConfig::new([c, planes::COUNT], [1, 1]).init(device),
+            pass: LinearConfig::new(c, 1).init(device),
+            value_conv: ConvBn::new(c, self.value_channels, 1, device),
+            value_hidden: LinearConfig::new(self.value_channels * CELLS, self.value_hidden)
+                .init(device),
+            wdl: LinearConfig::new(self.value_hidden, 3).init(device),
+            margin: LinearConfig::new(self.value_hidden, 1).init(device),
+        }
+    }
+}
+
+impl Model {
+    /// Runs the network on `x`: `[B, INPUT_PLANES, 11, 11]`.
+    pub fn forward(&self, x: Tensor<4>) -> ModelOutput {
+        let [b, _, _, _] = x.dims();
+        let mut h = relu(self.stem.forward(x));
+        for block in &self.blocks {
+            h = block.forward(h);
+        }
+        let c = h.dims()[1];
+
+        let p = relu(self.policy_hidden.forward(h.clone()));
+        let cells = self
+            .policy_out
+            .forward(p)
+            .reshape([b, planes::COUNT * CELLS]);
+        // Passing depends on the whole board (no ring can move), not on a
+        // cell: it reads globally pooled features.
+        let pooled = h.clone().reshape([b, c, CELLS]).mean_dim(2).reshape([b, c]);
+        let pass = self.pass.forward(pooled);
+        let policy = Tensor::cat(vec![cells, pass], 1);
+        debug_assert_eq!(policy.dims(), [b, ACTION_SPACE]);
+
+        let v = relu(self.value_conv.forward(h));
+        let vc = v.dims()[1];
+        let v = v.reshape([b, vc * CELLS]);
+        let v = relu(self.value_hidden.forward(v));
+        let wdl = self.wdl.forward(v.clone());
+        let margin = self.margin.forward(v).tanh();
+        ModelOutput {
+            policy,
+            wdl,
+            margin,
+        }
+    }
+}
