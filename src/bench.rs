@@ -124,3 +124,117 @@ fn sample_positions(games: usize, rng: &mut SmallRng) -> Vec<Position> {
     }
     out
 }
+
+/// Self-play throughput on this machine with a real network.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct SelfPlayBench {
+    /// Complete games per hour: network positions per second divided by the
+    /// network positions a game needs (measured on the games completed in
+    /// the window, or, when none completed, on games of the same search
+    /// settings with a uniform evaluator: `games_per_hour_estimated`).
+    pub games_per_hour: f64,
+    pub games_per_hour_estimated: bool,
+    /// Positions evaluated by the network per second, all workers together.
+    pub positions_per_s: f64,
+    /// Share of worker time spent inside the network.
+    pub nn_time_share: f64,
+    pub decisions_per_s: f64,
+    /// Process CPU time over wall time and cores: 1.0 means every core busy.
+    pub cpu_utilization: f64,
+    pub workers: usize,
+    pub games_in_flight: usize,
+    pub completed_games: u64,
+    pub evaluations_per_game: f64,
+    pub seconds: f64,
+}
+
+/// CPU seconds this process has used (user + system), from /proc.
+pub fn process_cpu_seconds() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // Fields after the parenthesised command name; utime and stime are the
+    // 14th and 15th fields of the whole line, in clock ticks (100 per second
+    // on Linux x86-64 and arm64).
+    let rest = stat.rsplit_once(')')?.1;
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let ticks: f64 = f.get(11)?.parse::<f64>().ok()? + f.get(12)?.parse::<f64>().ok()?;
+    Some(ticks / 100.0)
+}
+
+/// Runs real self-play (`cfg`'s search and self-play settings, a freshly
+/// initialised network of `cfg`'s shape) for about `seconds`.
+pub fn bench_selfplay(
+    cfg: &crate::run::config::RunConfig,
+    seconds: f64,
+) -> Result<SelfPlayBench, crate::selfplay::SelfPlayError> {
+    use crate::evaluator::UniformEvaluator;
+    use crate::nn::{InferenceOptions, NetEvaluator, default_device};
+    use crate::selfplay::{Progress, run};
+    use std::time::{Duration, Instant};
+
+    let dir = tempfile::tempdir()
+        .map_err(|e| crate::selfplay::SelfPlayError::Config(format!("no temporary folder: {e}")))?;
+    let device = default_device();
+    let model = cfg.model.to_model_config().init(&device);
+    let progress = Progress::default();
+    let cpu0 = process_cpu_seconds();
+    let started = Instant::now();
+    let deadline = started + Duration::from_secs_f64(seconds);
+    let s = run(
+        &cfg.selfplay,
+        &cfg.search,
+        u64::MAX,
+        1,
+        0,
+        dir.path(),
+        "bench",
+        |_| {
+            NetEvaluator::new(model.clone(), device.clone(), InferenceOptions::default())
+                .map_err(|e| e.to_string())
+        },
+        &progress,
+        &|| Instant::now() >= deadline,
+    )?;
+    let wall = started.elapsed().as_secs_f64();
+    let cpu = match (cpu0, process_cpu_seconds()) {
+        (Some(a), Some(b)) => (b - a) / wall / cfg.selfplay.worker_count() as f64,
+        _ => f64::NAN,
+    };
+    let positions_per_s = s.evaluated as f64 / wall;
+    let (evals_per_game, estimated) = if s.games > 0 {
+        (s.evaluated as f64 / s.games as f64, false)
+    } else {
+        let one = crate::selfplay::SelfPlayConfig {
+            workers: 1,
+            ..cfg.selfplay.clone()
+        };
+        let u = run(
+            &one,
+            &cfg.search,
+            8,
+            1,
+            0,
+            dir.path(),
+            "estimate",
+            |_| Ok(UniformEvaluator),
+            &Progress::default(),
+            &|| false,
+        )?;
+        (u.evaluated as f64 / u.games.max(1) as f64, true)
+    };
+    Ok(SelfPlayBench {
+        games_per_hour: positions_per_s * 3600.0 / evals_per_game.max(1.0),
+        games_per_hour_estimated: estimated,
+        positions_per_s,
+        nn_time_share: s.evaluator_share,
+        decisions_per_s: progress
+            .decisions
+            .load(std::sync::atomic::Ordering::Relaxed) as f64
+            / wall,
+        cpu_utilization: cpu,
+        workers: cfg.selfplay.worker_count(),
+        games_in_flight: cfg.selfplay.games_in_flight,
+        completed_games: s.games,
+        evaluations_per_game: evals_per_game,
+        seconds: wall,
+    })
+}

@@ -14,4 +14,5 @@ pub mod replay;
 pub mod run;
 pub mod selfplay;
 pub mod stats;
+pub mod train;
 pub mod yinsh;

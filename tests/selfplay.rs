@@ -31,6 +31,7 @@ fn play(dir: &Path, workers: usize, games: u64, blitz: bool) -> selfplay::SelfPl
         "g000007",
         |_| Ok(UniformEvaluator),
         &Progress::default(),
+        &|| false,
     )
     .unwrap()
 }
@@ -92,4 +93,42 @@ fn two_workers_share_the_games_between_them() {
         .map(|f| record::read(f).unwrap().meta.games)
         .sum();
     assert_eq!(total, 6);
+}
+
+#[test]
+fn a_stop_request_keeps_finished_games_and_drops_the_rest() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = SelfPlayConfig {
+        workers: 1,
+        games_in_flight: 2,
+        games_per_file: 1,
+        blitz: true,
+        ..SelfPlayConfig::default()
+    };
+    let search = SearchConfig {
+        simulations: 4,
+        ..SearchConfig::default()
+    };
+    let progress = Progress::default();
+    let s = selfplay::run(
+        &cfg,
+        &search,
+        1000,
+        3,
+        0,
+        dir.path(),
+        "g000000",
+        |_| Ok(UniformEvaluator),
+        &progress,
+        &|| progress.games.load(std::sync::atomic::Ordering::Relaxed) >= 3,
+    )
+    .unwrap();
+    assert!(s.interrupted);
+    assert!(s.games >= 3 && s.games < 1000);
+    let on_disk: u32 = s
+        .files
+        .iter()
+        .map(|f| record::read(f).unwrap().meta.games)
+        .sum();
+    assert_eq!(on_disk as u64, s.games);
 }

@@ -3,8 +3,10 @@
 use anyhow::ensure;
 use clap::Subcommand;
 
-use yinsh_zero::bench::bench_engine;
+use yinsh_zero::bench::{bench_engine, bench_selfplay};
 use yinsh_zero::mcts::{SearchConfig, bench_search};
+use yinsh_zero::nn::{BenchOptions, bench_nn};
+use yinsh_zero::run::config::RunConfig;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -21,6 +23,37 @@ pub enum What {
     /// The tree search on one thread with games in flight as in self-play:
     /// simulations per second with a uniform evaluator (search overhead alone).
     Search(SearchArgs),
+    /// The default network's inference: positions/s at batch 1..256 and GFLOP/s.
+    Nn(NnArgs),
+    /// Real self-play at a config (default: the default config) with a fresh
+    /// network: games/hour, network positions/s, network time share, CPU use.
+    Selfplay(SelfplayArgs),
+}
+
+#[derive(clap::Args)]
+pub struct NnArgs {
+    /// Seconds per batch size.
+    #[arg(long, default_value_t = 1.0)]
+    pub seconds: f64,
+    /// Inference threads (default 1: what each self-play worker uses).
+    #[arg(long, default_value_t = 1)]
+    pub threads: usize,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(clap::Args)]
+pub struct SelfplayArgs {
+    /// Seconds of self-play to measure.
+    #[arg(long, default_value_t = 60.0)]
+    pub seconds: f64,
+    /// Run config (default: the embedded default config).
+    #[arg(long)]
+    pub config: Option<std::path::PathBuf>,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(clap::Args)]
@@ -56,6 +89,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     match args.what {
         What::Engine(a) => engine(a),
         What::Search(a) => search(a),
+        What::Nn(a) => nn(a),
+        What::Selfplay(a) => selfplay(a),
     }
 }
 
@@ -64,6 +99,73 @@ fn check_seconds(seconds: f64) -> anyhow::Result<()> {
         seconds.is_finite() && seconds > 0.0,
         "--seconds must be a positive number, got {seconds}"
     );
+    Ok(())
+}
+
+fn nn(args: NnArgs) -> anyhow::Result<()> {
+    check_seconds(args.seconds)?;
+    let opts = BenchOptions {
+        min_seconds: args.seconds,
+        threads: Some(args.threads.max(1)),
+        // The headline batch is what one self-play worker evaluates at once.
+        self_play_batch: RunConfig::load(None)?.selfplay.games_in_flight,
+        ..BenchOptions::default()
+    };
+    let b = bench_nn(&opts)?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&b)?);
+    } else {
+        println!(
+            "network {}x{} on {}, {} inference thread(s), {:.1} MFLOP/position",
+            b.blocks,
+            b.channels,
+            b.backend,
+            args.threads.max(1),
+            b.flops_per_position as f64 / 1e6
+        );
+        for r in &b.by_batch {
+            println!(
+                "batch {:>4}: {:>9.1} positions/s {:>7.2} GFLOP/s",
+                r.batch, r.positions_per_s, r.gflops
+            );
+        }
+        println!(
+            "self-play batch {}: {:.1} positions/s, {:.2} GFLOP/s",
+            b.batch, b.positions_per_s, b.gflops
+        );
+    }
+    Ok(())
+}
+
+fn selfplay(args: SelfplayArgs) -> anyhow::Result<()> {
+    check_seconds(args.seconds)?;
+    let cfg = RunConfig::load(args.config.as_deref())?;
+    let b = bench_selfplay(&cfg, args.seconds)?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&b)?);
+    } else {
+        println!(
+            "self-play benchmark: {} workers x {} games in flight, {:.0} s",
+            b.workers, b.games_in_flight, b.seconds
+        );
+        println!(
+            "games/hour:          {:>10.0}{}",
+            b.games_per_hour,
+            if b.games_per_hour_estimated {
+                " (no game finished in the window: estimated from network positions per game)"
+            } else {
+                ""
+            }
+        );
+        println!("network positions/s: {:>10.1}", b.positions_per_s);
+        println!("network time share:  {:>10.1}%", 100.0 * b.nn_time_share);
+        println!("decisions/s:         {:>10.1}", b.decisions_per_s);
+        println!(
+            "CPU use:             {:>10.1}% of {} cores",
+            100.0 * b.cpu_utilization,
+            b.workers
+        );
+    }
     Ok(())
 }
 

@@ -9,6 +9,7 @@ mod bench;
 mod matchcmd;
 mod perft;
 mod replay;
+mod selfplay;
 mod stats;
 
 /// AlphaZero-style self-play trainer for the board game YINSH.
@@ -29,6 +30,8 @@ enum Command {
     Stats(stats::Args),
     /// Play a match between two players and report wins/draws/losses per colour.
     Match(matchcmd::Args),
+    /// Play self-play games with a network and write training records.
+    Selfplay(selfplay::Args),
     /// Measure the speed of a hot path.
     Bench(bench::Args),
 }
@@ -41,6 +44,7 @@ pub fn main() -> ExitCode {
         Command::Stats(a) => stats::run(a),
         Command::Match(a) => matchcmd::run(a),
         Command::Bench(a) => bench::run(a),
+        Command::Selfplay(a) => selfplay::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -20,6 +20,7 @@ pub mod alphabeta;
 mod game;
 mod greedy;
 mod matches;
+pub mod net_player;
 mod player;
 mod random;
 pub mod search_player;

@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use super::alphabeta::{AlphaBetaConfig, AlphaBetaPlayer};
 use super::greedy::GreedyPlayer;
+use super::net_player::PolicyPlayer;
 use super::player::Player;
 use super::random::RandomPlayer;
 use super::search_player::{RolloutEvaluator, SearchPlayer};
@@ -62,6 +63,24 @@ pub const KNOWN_PLAYERS: &[PlayerInfo] = &[
             ("cpuct", "exploration constant (default 2.0)"),
         ],
         about: "tree search whose leaves are judged by uniformly random playouts (classic UCT design)",
+    },
+    PlayerInfo {
+        name: "net-policy",
+        keys: &[("checkpoint", "checkpoint directory (required)")],
+        about: "the network's most probable action, no search",
+    },
+    PlayerInfo {
+        name: "net-mcts",
+        keys: &[
+            ("checkpoint", "checkpoint directory (required)"),
+            ("sims", "search simulations per decision (default 200)"),
+            (
+                "time",
+                "milliseconds per decision, at most `sims` simulations",
+            ),
+            ("gumbel", "true|false: Gumbel root search (default false)"),
+        ],
+        about: "the network guiding the tree search",
     },
 ];
 
@@ -278,6 +297,30 @@ pub fn parse_player(spec: &str, seed: u64) -> Result<Box<dyn Player>, PlayerSpec
                 seed,
             ))
         }
+        "net-policy" => {
+            let ev = load_net(&spec)?;
+            Box::new(PolicyPlayer::new(spec.to_string(), ev))
+        }
+        "net-mcts" => {
+            let ev = load_net(&spec)?;
+            let mut config = SearchConfig::for_play();
+            if let Some(v) = spec.get("sims") {
+                config.simulations = parse_num(&spec, "sims", v, 1, 10_000_000)? as u32;
+            }
+            let mut time = None;
+            if let Some(v) = spec.get("time") {
+                time = Some(Duration::from_millis(parse_num(
+                    &spec, "time", v, 1, 3_600_000,
+                )?));
+                if spec.get("sims").is_none() {
+                    config.simulations = 1_000_000;
+                }
+            }
+            if let Some(v) = spec.get("gumbel") {
+                config.gumbel = parse_bool(&spec, "gumbel", v)?;
+            }
+            Box::new(SearchPlayer::new(spec.to_string(), ev, config, time, seed))
+        }
         other => unreachable!("KNOWN_PLAYERS lists `{other}` but nothing builds it"),
     })
 }
@@ -298,6 +341,26 @@ fn parse_num(
             why: format!("expected a whole number from {min} to {max}"),
         }),
     }
+}
+
+fn load_net(spec: &PlayerSpec) -> Result<crate::nn::NetEvaluator, PlayerSpecError> {
+    let Some(dir) = spec.get("checkpoint") else {
+        return Err(PlayerSpecError::BadValue {
+            player: spec.name.clone(),
+            key: "checkpoint".into(),
+            value: String::new(),
+            why: "a checkpoint directory is required, e.g. checkpoint=runs/a/checkpoints/000012"
+                .into(),
+        });
+    };
+    crate::run::checkpoint::load_evaluator(std::path::Path::new(dir)).map_err(|e| {
+        PlayerSpecError::BadValue {
+            player: spec.name.clone(),
+            key: "checkpoint".into(),
+            value: dir.into(),
+            why: e.to_string(),
+        }
+    })
 }
 
 fn parse_f32(spec: &PlayerSpec, key: &str, value: &str) -> Result<f32, PlayerSpecError> {

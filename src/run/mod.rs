@@ -1,3 +1,5 @@
-//! The run directory: atomic writes, checkpoints, resume, configs.
+//! The run directory: atomic writes, configs, checkpoints, resume.
 
 pub mod atomic;
+pub mod checkpoint;
+pub mod config;

@@ -123,6 +123,8 @@ pub struct SelfPlaySummary {
     pub batches: u64,
     pub evaluated: u64,
     pub files: Vec<PathBuf>,
+    /// Stopped early by `should_stop`; unfinished games were dropped.
+    pub interrupted: bool,
 }
 
 impl SelfPlaySummary {
@@ -142,6 +144,7 @@ impl SelfPlaySummary {
         self.batches += o.batches;
         self.evaluated += o.evaluated;
         self.files.extend(o.files);
+        self.interrupted |= o.interrupted;
     }
 }
 
@@ -161,7 +164,9 @@ struct Slot {
 /// Plays `games` self-play games with `search` settings, writing record
 /// files into `out` named `<prefix>-w<worker>-<seq>.bin`. `make_evaluator`
 /// builds each worker's evaluator on that worker's thread. `generation` is
-/// stored in each file's metadata.
+/// stored in each file's metadata. Once `should_stop` says so (Ctrl-C, a
+/// time budget), workers drop their unfinished games, write the finished
+/// ones, and return; the summary's `interrupted` is then set.
 #[allow(clippy::too_many_arguments)]
 pub fn run<E, F>(
     cfg: &SelfPlayConfig,
@@ -173,6 +178,7 @@ pub fn run<E, F>(
     prefix: &str,
     make_evaluator: F,
     progress: &Progress,
+    should_stop: &(dyn Fn() -> bool + Sync),
 ) -> Result<SelfPlaySummary, SelfPlayError>
 where
     E: Evaluator,
@@ -211,6 +217,7 @@ where
                             games,
                             next_game,
                             progress,
+                            should_stop,
                         }
                         .play(&mut ev)
                     });
@@ -244,6 +251,7 @@ struct Worker<'a> {
     games: u64,
     next_game: &'a AtomicU64,
     progress: &'a Progress,
+    should_stop: &'a (dyn Fn() -> bool + Sync),
 }
 
 impl Worker<'_> {
@@ -293,6 +301,10 @@ impl Worker<'_> {
         let mut waiting = Vec::with_capacity(slots.len());
         let mut positions = Vec::with_capacity(slots.len());
         loop {
+            if (self.should_stop)() {
+                summary.interrupted = true;
+                break;
+            }
             waiting.clear();
             positions.clear();
             for (i, slot) in slots.iter_mut().enumerate() {

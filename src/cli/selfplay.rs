@@ -1,0 +1,150 @@
+//! `yinsh-zero selfplay`: play games with a network and write training records.
+
+use std::path::PathBuf;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use anyhow::Context;
+use indicatif::{ProgressBar, ProgressStyle};
+
+use yinsh_zero::nn::{InferenceOptions, NetEvaluator, default_device};
+use yinsh_zero::run::checkpoint;
+use yinsh_zero::run::config::RunConfig;
+use yinsh_zero::selfplay::{self, Progress, SelfPlaySummary};
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Checkpoint directory whose network plays (e.g. runs/a/checkpoints/000012).
+    #[arg(
+        long,
+        required_unless_present = "random_init",
+        conflicts_with = "random_init"
+    )]
+    checkpoint: Option<PathBuf>,
+    /// Play with a freshly initialised network of the config's [model] shape.
+    #[arg(long)]
+    random_init: bool,
+    /// Games to play.
+    #[arg(long, default_value_t = 16)]
+    games: u64,
+    /// Folder for the record files (created if missing).
+    #[arg(long)]
+    out: PathBuf,
+    /// Run config for [search], [selfplay] and [model] (default: the embedded default config).
+    #[arg(long)]
+    config: Option<PathBuf>,
+    /// Seed of the games.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Print the summary as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let cfg = RunConfig::load(args.config.as_deref())?;
+    let device = default_device();
+    let (model, generation) = match &args.checkpoint {
+        Some(dir) => {
+            let (m, meta) = checkpoint::load_model(dir, &device)?;
+            (m, meta.generation)
+        }
+        None => (cfg.model.to_model_config().init(&device), 0),
+    };
+    std::fs::create_dir_all(&args.out)
+        .with_context(|| format!("cannot create {}", args.out.display()))?;
+    let progress = Progress::default();
+    let summary = with_progress_bar(args.games, &progress, || {
+        selfplay::run(
+            &cfg.selfplay,
+            &cfg.search,
+            args.games,
+            args.seed,
+            generation,
+            &args.out,
+            &format!("g{generation:06}-s{}", args.seed),
+            |_| {
+                NetEvaluator::new(model.clone(), device.clone(), InferenceOptions::default())
+                    .map_err(|e| e.to_string())
+            },
+            &progress,
+            &|| false,
+        )
+    })?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&summary)?);
+    } else {
+        print_summary(&summary);
+    }
+    Ok(())
+}
+
+/// Runs `work` while a bar shows games, games/s and positions/s.
+pub fn with_progress_bar<T>(games: u64, progress: &Progress, work: impl FnOnce() -> T + Send) -> T
+where
+    T: Send,
+{
+    let bar = ProgressBar::new(games);
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{spinner} self-play [{elapsed_precise}] {bar:30} {pos}/{len} games {msg}",
+        )
+        .expect("valid template"),
+    );
+    let started = std::time::Instant::now();
+    let done = std::sync::atomic::AtomicBool::new(false);
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            while !done.load(Ordering::Relaxed) {
+                let g = progress.games.load(Ordering::Relaxed);
+                let p = progress.positions.load(Ordering::Relaxed);
+                let t = started.elapsed().as_secs_f64().max(1e-9);
+                bar.set_position(g);
+                bar.set_message(format!(
+                    "{:.2} games/s, {:.1} positions/s",
+                    g as f64 / t,
+                    p as f64 / t
+                ));
+                std::thread::sleep(Duration::from_millis(200));
+            }
+            bar.finish_and_clear();
+        });
+        let out = work();
+        done.store(true, Ordering::Relaxed);
+        out
+    })
+}
+
+pub fn print_summary(s: &SelfPlaySummary) {
+    let g = s.games.max(1) as f64;
+    println!(
+        "{} games, {} positions recorded, {} decisions in {:.1} s ({:.2} games/s, {:.1} positions/s)",
+        s.games,
+        s.positions,
+        s.decisions,
+        s.seconds,
+        s.games as f64 / s.seconds.max(1e-9),
+        s.positions as f64 / s.seconds.max(1e-9)
+    );
+    println!(
+        "mean game length {:.1} turns; white {:.1}%, black {:.1}%, draws {:.1}%; resigned {}",
+        s.mean_turns,
+        100.0 * s.white_wins as f64 / g,
+        100.0 * s.black_wins as f64 / g,
+        100.0 * s.draws as f64 / g,
+        s.resigned
+    );
+    if s.resign_checks > 0 {
+        println!(
+            "resignation checks: {} games played out, {} would-be resignations were wrong",
+            s.resign_checks, s.false_resigns
+        );
+    }
+    println!(
+        "network: {} batches, {} positions evaluated, {:.0}% of worker time",
+        s.batches,
+        s.evaluated,
+        100.0 * s.evaluator_share
+    );
+    println!("{} record files", s.files.len());
+}

@@ -1,0 +1,220 @@
+//! Checkpoints: one directory per generation, written whole or not at all.
+//!
+//! ```text
+//! <run>/checkpoints/000042/model.bpk      network weights (burnpack)
+//! <run>/checkpoints/000042/optimizer.bpk  optimizer state (absent for generation 0)
+//! <run>/checkpoints/000042/meta.json      CheckpointMeta
+//! <run>/checkpoints/best                  the promoted generation, as text
+//! ```
+//!
+//! A checkpoint is assembled in a hidden temporary directory, every file
+//! fsynced, then renamed into place: a kill at any moment leaves either the
+//! complete checkpoint or none, never half of one.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::atomic::{sync_dir, write_atomic};
+use super::config::ModelSection;
+use crate::nn::{Model, NetEvaluator, NnError, load_weights, save_weights};
+
+/// Version of the checkpoint layout this build writes and reads.
+pub const CHECKPOINT_VERSION: u32 = 1;
+
+/// Result of one gating match, kept with the candidate it judged.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GatingResult {
+    /// The generation the candidate played against.
+    pub against: u64,
+    pub wins: u64,
+    pub draws: u64,
+    pub losses: u64,
+    /// Candidate's score, (wins + draws / 2) / games.
+    pub score: f64,
+    pub promoted: bool,
+    /// "threshold", "sprt" or "disabled".
+    pub rule: String,
+}
+
+/// Everything about a generation besides its tensors.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CheckpointMeta {
+    pub version: u32,
+    pub generation: u64,
+    pub model: ModelSection,
+    /// Self-play positions generated in the run up to this checkpoint.
+    pub positions_generated: u64,
+    /// Training samples consumed up to this checkpoint (batch x steps).
+    pub samples_trained: u64,
+    pub train_steps: u64,
+    /// Record files in the replay window, oldest first, relative to the
+    /// run directory: the replay cursor. Files beyond these are new.
+    pub replay_files: Vec<String>,
+    /// Self-play games played with the best network so far.
+    pub games_played: u64,
+    /// Seed stream position: every random draw of generation `g` is seeded
+    /// from (run seed, `g`, purpose), so this and the run seed restore the
+    /// random state exactly.
+    pub rng_stream: u64,
+    pub gating: Option<GatingResult>,
+    pub created_unix: u64,
+}
+
+/// Why a checkpoint cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum CheckpointError {
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{path}: not a yinsh-zero checkpoint (no meta.json)")]
+    NotACheckpoint { path: PathBuf },
+    #[error("{path}: damaged meta.json: {msg}")]
+    BadMeta { path: PathBuf, msg: String },
+    #[error("{path}: checkpoint layout version {found}, this build reads {CHECKPOINT_VERSION}")]
+    Version { path: PathBuf, found: u32 },
+    #[error(transparent)]
+    Weights(#[from] NnError),
+}
+
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> CheckpointError + '_ {
+    move |source| CheckpointError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// Directory of generation `g` under `<run>/checkpoints`.
+pub fn generation_dir(checkpoints: &Path, g: u64) -> PathBuf {
+    checkpoints.join(format!("{g:06}"))
+}
+
+/// Writes a checkpoint atomically: weights, optional optimizer state, meta.
+pub fn save(
+    checkpoints: &Path,
+    meta: &CheckpointMeta,
+    model: &Model,
+    optimizer: Option<&[u8]>,
+) -> Result<PathBuf, CheckpointError> {
+    fs::create_dir_all(checkpoints).map_err(io(checkpoints))?;
+    let dir = generation_dir(checkpoints, meta.generation);
+    let tmp = checkpoints.join(format!(".tmp-{:06}", meta.generation));
+    if tmp.exists() {
+        fs::remove_dir_all(&tmp).map_err(io(&tmp))?;
+    }
+    fs::create_dir_all(&tmp).map_err(io(&tmp))?;
+    save_weights(model, &tmp.join("model.bpk"))?;
+    if let Some(bytes) = optimizer {
+        let p = tmp.join("optimizer.bpk");
+        write_atomic(&p, bytes).map_err(io(&p))?;
+    }
+    let json = serde_json::to_vec_pretty(meta).expect("meta is plain data");
+    let p = tmp.join("meta.json");
+    write_atomic(&p, &json).map_err(io(&p))?;
+    if dir.exists() {
+        // A previous attempt at this generation that was never referenced.
+        fs::remove_dir_all(&dir).map_err(io(&dir))?;
+    }
+    fs::rename(&tmp, &dir).map_err(io(&dir))?;
+    sync_dir(checkpoints).map_err(io(checkpoints))?;
+    Ok(dir)
+}
+
+/// Reads a checkpoint's meta.json.
+pub fn read_meta(dir: &Path) -> Result<CheckpointMeta, CheckpointError> {
+    let p = dir.join("meta.json");
+    let bytes = match fs::read(&p) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(CheckpointError::NotACheckpoint {
+                path: dir.to_path_buf(),
+            });
+        }
+        Err(e) => return Err(io(&p)(e)),
+    };
+    let meta: CheckpointMeta =
+        serde_json::from_slice(&bytes).map_err(|e| CheckpointError::BadMeta {
+            path: dir.to_path_buf(),
+            msg: e.to_string(),
+        })?;
+    if meta.version != CHECKPOINT_VERSION {
+        return Err(CheckpointError::Version {
+            path: dir.to_path_buf(),
+            found: meta.version,
+        });
+    }
+    Ok(meta)
+}
+
+/// Loads a checkpoint's network onto `device`.
+pub fn load_model(
+    dir: &Path,
+    device: &burn::tensor::Device,
+) -> Result<(Model, CheckpointMeta), CheckpointError> {
+    let meta = read_meta(dir)?;
+    let model = load_weights(
+        &meta.model.to_model_config(),
+        &dir.join("model.bpk"),
+        device,
+    )?;
+    Ok((model, meta))
+}
+
+/// A single-threaded evaluator on a checkpoint's network (CPU backend).
+pub fn load_evaluator(dir: &Path) -> Result<NetEvaluator, CheckpointError> {
+    let device = crate::nn::default_device();
+    let (model, _) = load_model(dir, &device)?;
+    Ok(NetEvaluator::new(
+        model,
+        device,
+        crate::nn::InferenceOptions::default(),
+    )?)
+}
+
+/// The promoted generation recorded in `<checkpoints>/best`, if any.
+pub fn read_best(checkpoints: &Path) -> Result<Option<u64>, CheckpointError> {
+    let p = checkpoints.join("best");
+    match fs::read_to_string(&p) {
+        Ok(s) => s
+            .trim()
+            .parse()
+            .map(Some)
+            .map_err(|_| CheckpointError::BadMeta {
+                path: p.clone(),
+                msg: format!("`{}` is not a generation number", s.trim()),
+            }),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(io(&p)(e)),
+    }
+}
+
+/// Points `<checkpoints>/best` at generation `g` (atomically).
+pub fn write_best(checkpoints: &Path, g: u64) -> Result<(), CheckpointError> {
+    let p = checkpoints.join("best");
+    write_atomic(&p, format!("{g:06}\n").as_bytes()).map_err(io(&p))
+}
+
+/// Generations with a complete checkpoint directory, ascending.
+pub fn list(checkpoints: &Path) -> Result<Vec<u64>, CheckpointError> {
+    let mut out = Vec::new();
+    let entries = match fs::read_dir(checkpoints) {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(out),
+        Err(e) => return Err(io(checkpoints)(e)),
+    };
+    for e in entries {
+        let e = e.map_err(io(checkpoints))?;
+        let name = e.file_name().to_string_lossy().into_owned();
+        if name.len() == 6
+            && let Ok(g) = name.parse::<u64>()
+            && e.path().join("meta.json").exists()
+        {
+            out.push(g);
+        }
+    }
+    out.sort();
+    Ok(out)
+}

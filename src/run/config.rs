@@ -1,0 +1,332 @@
+//! A run's configuration: one TOML file, one table per part of the loop.
+//! Every field has a documented default (see `configs/default.toml`); an
+//! unknown or ill-typed key is refused with its name.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::mcts::SearchConfig;
+use crate::nn::{BackendKind, ModelConfig};
+use crate::replay::window::WindowConfig;
+use crate::selfplay::SelfPlayConfig;
+use crate::train::config::TrainConfig;
+
+/// The default config, embedded in the binary: the text of `configs/default.toml`.
+pub const DEFAULT_CONFIG: &str = include_str!("../../configs/default.toml");
+
+/// The loop itself: how long, how many games per generation, which backend.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct LoopConfig {
+    /// Stop after this many generations (0 = no limit).
+    pub generations: u64,
+    /// Stop after this many hours of this process (0 = no limit).
+    pub hours: f64,
+    /// Self-play games per generation.
+    pub games_per_generation: u64,
+    /// Seed of everything random in the run.
+    pub seed: u64,
+    /// Where the network runs: flex (CPU), cuda, wgpu.
+    pub backend: BackendKind,
+}
+
+impl Default for LoopConfig {
+    fn default() -> Self {
+        LoopConfig {
+            generations: 0,
+            hours: 0.0,
+            games_per_generation: 64,
+            seed: 1,
+            backend: BackendKind::Flex,
+        }
+    }
+}
+
+/// The network's shape (the `[model]` table).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ModelSection {
+    pub blocks: usize,
+    pub channels: usize,
+    pub value_channels: usize,
+    pub value_hidden: usize,
+}
+
+impl Default for ModelSection {
+    fn default() -> Self {
+        let m = ModelConfig::new();
+        ModelSection {
+            blocks: m.blocks,
+            channels: m.channels,
+            value_channels: m.value_channels,
+            value_hidden: m.value_hidden,
+        }
+    }
+}
+
+impl ModelSection {
+    pub fn to_model_config(&self) -> ModelConfig {
+        ModelConfig::new()
+            .with_blocks(self.blocks)
+            .with_channels(self.channels)
+            .with_value_channels(self.value_channels)
+            .with_value_hidden(self.value_hidden)
+    }
+}
+
+/// The gating match of each candidate against the best network.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct GatingConfig {
+    /// Gate candidates at all (false: every candidate is promoted, i.e.
+    /// continuous training).
+    pub enabled: bool,
+    /// Games per gating match (colours alternate; openings are paired).
+    pub games: u64,
+    /// Score the candidate needs to be promoted.
+    pub threshold: f64,
+    /// Decide by SPRT with these Elo hypotheses instead of the threshold
+    /// (`[elo0, elo1]`, e.g. `[0, 30]`), stopping early once it decides.
+    pub sprt: Option<[f64; 2]>,
+    /// Search simulations per decision in gating games.
+    pub simulations: u32,
+    /// Random opening ring placements (each opening played with both colours).
+    pub random_placements: u32,
+}
+
+impl Default for GatingConfig {
+    fn default() -> Self {
+        GatingConfig {
+            enabled: true,
+            games: 40,
+            threshold: 0.55,
+            sprt: None,
+            simulations: 64,
+            random_placements: 4,
+        }
+    }
+}
+
+/// A whole run's configuration.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RunConfig {
+    #[serde(rename = "loop")]
+    pub run: LoopConfig,
+    pub model: ModelSection,
+    pub search: SearchConfig,
+    pub selfplay: SelfPlayConfig,
+    pub replay: WindowConfig,
+    pub train: TrainConfig,
+    pub gating: GatingConfig,
+}
+
+/// Keys that may differ between a run's frozen config and the config it is
+/// resumed with: they change pace or budget, not what is being learned.
+pub const SAFE_TO_CHANGE: &[&str] = &[
+    "loop.generations",
+    "loop.hours",
+    "loop.games_per_generation",
+    "loop.backend",
+    "selfplay.workers",
+    "selfplay.games_in_flight",
+    "selfplay.games_per_file",
+    "train.learning_rate",
+    "train.threads",
+    "gating.games",
+];
+
+/// Why a config cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("{origin}: {message}")]
+    Parse { origin: String, message: String },
+    #[error("{origin}: {message}")]
+    Invalid { origin: String, message: String },
+    #[error("cannot read {path}: {source}")]
+    Io {
+        path: String,
+        source: std::io::Error,
+    },
+}
+
+impl RunConfig {
+    /// Parses and validates a config text; `origin` names it in errors.
+    pub fn from_toml(text: &str, origin: &str) -> Result<RunConfig, ConfigError> {
+        let cfg: RunConfig = toml::from_str(text).map_err(|e| ConfigError::Parse {
+            origin: origin.to_string(),
+            message: e.to_string(),
+        })?;
+        cfg.validate().map_err(|message| ConfigError::Invalid {
+            origin: origin.to_string(),
+            message,
+        })?;
+        Ok(cfg)
+    }
+
+    /// Reads a config file, or the embedded default when `path` is `None`.
+    pub fn load(path: Option<&Path>) -> Result<RunConfig, ConfigError> {
+        match path {
+            None => RunConfig::from_toml(DEFAULT_CONFIG, "the default config"),
+            Some(p) => {
+                let text = std::fs::read_to_string(p).map_err(|source| ConfigError::Io {
+                    path: p.display().to_string(),
+                    source,
+                })?;
+                RunConfig::from_toml(&text, &p.display().to_string())
+            }
+        }
+    }
+
+    /// The config as TOML text (every key written out).
+    pub fn to_toml(&self) -> String {
+        toml::to_string(self).expect("configs are plain data")
+    }
+
+    /// Checks the values' ranges, naming the first bad key.
+    pub fn validate(&self) -> Result<(), String> {
+        self.search
+            .validate()
+            .map_err(|e| format!("[search] {e}"))?;
+        self.train.validate()?;
+        let m = &self.model;
+        if m.blocks == 0 || m.channels == 0 || m.value_channels == 0 || m.value_hidden == 0 {
+            return Err(
+                "model: blocks, channels, value_channels and value_hidden must be at least 1"
+                    .into(),
+            );
+        }
+        if self.run.games_per_generation == 0 {
+            return Err("loop.games_per_generation must be at least 1".into());
+        }
+        if !(self.run.hours.is_finite() && self.run.hours >= 0.0) {
+            return Err(format!(
+                "loop.hours must be zero or more, got {}",
+                self.run.hours
+            ));
+        }
+        let g = &self.gating;
+        if g.enabled && g.games == 0 {
+            return Err("gating.games must be at least 1 when gating is enabled".into());
+        }
+        if !(0.0..=1.0).contains(&g.threshold) {
+            return Err(format!(
+                "gating.threshold must be within 0..=1, got {}",
+                g.threshold
+            ));
+        }
+        if let Some([e0, e1]) = g.sprt
+            && !(e0.is_finite() && e1.is_finite() && e0 < e1)
+        {
+            return Err(format!(
+                "gating.sprt must be [elo0, elo1] with elo0 < elo1, got [{e0}, {e1}]"
+            ));
+        }
+        if g.simulations == 0 {
+            return Err("gating.simulations must be at least 1".into());
+        }
+        let r = &self.replay;
+        if r.min_size == 0 || r.max_size < r.min_size || !(r.alpha > 0.0 && r.alpha <= 1.0) {
+            return Err("replay: need 0 < min_size <= max_size and 0 < alpha <= 1".into());
+        }
+        if self.selfplay.games_in_flight == 0 || self.selfplay.games_per_file == 0 {
+            return Err(
+                "selfplay.games_in_flight and selfplay.games_per_file must be at least 1".into(),
+            );
+        }
+        Ok(())
+    }
+
+    /// Keys whose values differ between two configs, as `table.key`.
+    pub fn differing_keys(&self, other: &RunConfig) -> Vec<String> {
+        let (a, b) = (flatten(self), flatten(other));
+        let mut keys: Vec<String> = a
+            .keys()
+            .chain(b.keys())
+            .filter(|k| a.get(*k) != b.get(*k))
+            .cloned()
+            .collect();
+        keys.sort();
+        keys.dedup();
+        keys
+    }
+}
+
+fn flatten(cfg: &RunConfig) -> BTreeMap<String, String> {
+    let value = toml::Value::try_from(cfg).expect("configs are plain data");
+    let mut out = BTreeMap::new();
+    fn walk(prefix: &str, v: &toml::Value, out: &mut BTreeMap<String, String>) {
+        match v {
+            toml::Value::Table(t) => {
+                for (k, v) in t {
+                    let key = if prefix.is_empty() {
+                        k.clone()
+                    } else {
+                        format!("{prefix}.{k}")
+                    };
+                    walk(&key, v, out);
+                }
+            }
+            other => {
+                out.insert(prefix.to_string(), other.to_string());
+            }
+        }
+    }
+    walk("", &value, &mut out);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shipped_configs_parse_and_validate() {
+        let d = RunConfig::load(None).unwrap();
+        assert_eq!(d.model.to_model_config().blocks, 6);
+        for f in ["tiny", "gpu"] {
+            let p = format!("{}/configs/{f}.toml", env!("CARGO_MANIFEST_DIR"));
+            RunConfig::load(Some(Path::new(&p))).unwrap();
+        }
+    }
+
+    #[test]
+    fn written_configs_read_back_identical() {
+        let d = RunConfig::load(None).unwrap();
+        assert_eq!(RunConfig::from_toml(&d.to_toml(), "x").unwrap(), d);
+    }
+
+    #[test]
+    fn bad_keys_are_named() {
+        let e = RunConfig::from_toml("[train]\nlearning_rat = 0.1\n", "c.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("c.toml") && e.contains("learning_rat"), "{e}");
+        let e = RunConfig::from_toml("[search]\nsimulations = \"many\"\n", "c.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("simulations"), "{e}");
+        let e = RunConfig::from_toml("[gating]\nthreshold = 1.5\n", "c.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("gating.threshold"), "{e}");
+        let e = RunConfig::from_toml("[typo]\nx = 1\n", "c.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("typo"), "{e}");
+    }
+
+    #[test]
+    fn differing_keys_are_listed() {
+        let a = RunConfig::default();
+        let mut b = a.clone();
+        b.train.learning_rate = 0.5;
+        b.model.blocks = 2;
+        assert_eq!(
+            a.differing_keys(&b),
+            vec!["model.blocks", "train.learning_rate"]
+        );
+    }
+}

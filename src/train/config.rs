@@ -1,0 +1,158 @@
+//! Training settings (the `[train]` table of a run config).
+
+use serde::{Deserialize, Serialize};
+
+/// Which optimizer updates the weights.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OptimizerKind {
+    /// Adam with decoupled settings below (`momentum` unused).
+    Adam,
+    /// SGD with momentum (Nesterov-free, as in AlphaZero).
+    Sgd,
+}
+
+/// How the learning rate moves over training steps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LrSchedule {
+    /// `learning_rate` throughout (after warm-up).
+    Constant,
+    /// Cosine decay from `learning_rate` to `learning_rate * lr_floor` over
+    /// `lr_decay_steps`, then flat.
+    Cosine,
+    /// Multiply by `lr_step_factor` every `lr_decay_steps`.
+    Step,
+}
+
+/// Everything about gradient steps.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TrainConfig {
+    /// Positions per gradient step.
+    pub batch_size: usize,
+    pub optimizer: OptimizerKind,
+    /// Peak learning rate.
+    pub learning_rate: f64,
+    pub lr_schedule: LrSchedule,
+    /// Linear warm-up from 0 over this many steps.
+    pub warmup_steps: u64,
+    pub lr_decay_steps: u64,
+    /// Cosine: final share of the peak rate.
+    pub lr_floor: f64,
+    /// Step: factor applied every `lr_decay_steps`.
+    pub lr_step_factor: f64,
+    /// SGD momentum.
+    pub momentum: f64,
+    /// L2 weight decay on every parameter.
+    pub weight_decay: f64,
+    /// Clip the global gradient norm to this (0 = no clipping).
+    pub grad_clip_norm: f64,
+    /// Weight of the win/draw/loss cross-entropy in the loss.
+    pub value_loss_weight: f64,
+    /// Weight of the ring-margin squared error in the loss.
+    pub margin_loss_weight: f64,
+    /// Samples trained per new self-play position: each generation trains
+    /// `ratio * new positions / batch_size` steps (KataGo's knob against
+    /// overfitting a small window).
+    pub train_ratio: f64,
+    /// No training until the window holds this many positions.
+    pub min_positions: usize,
+    /// Threads for training (0 = all cores).
+    pub threads: usize,
+}
+
+impl Default for TrainConfig {
+    fn default() -> Self {
+        TrainConfig {
+            batch_size: 256,
+            optimizer: OptimizerKind::Adam,
+            learning_rate: 1e-3,
+            lr_schedule: LrSchedule::Constant,
+            warmup_steps: 50,
+            lr_decay_steps: 20_000,
+            lr_floor: 0.1,
+            lr_step_factor: 0.3,
+            momentum: 0.9,
+            weight_decay: 1e-4,
+            grad_clip_norm: 5.0,
+            value_loss_weight: 1.0,
+            margin_loss_weight: 0.25,
+            train_ratio: 4.0,
+            min_positions: 2_000,
+            threads: 0,
+        }
+    }
+}
+
+impl TrainConfig {
+    /// The learning rate at `step` (0-based).
+    ///
+    /// ```
+    /// use yinsh_zero::train::config::{LrSchedule, TrainConfig};
+    /// let c = TrainConfig { warmup_steps: 10, lr_schedule: LrSchedule::Step,
+    ///     lr_decay_steps: 100, lr_step_factor: 0.5, ..TrainConfig::default() };
+    /// assert!(c.lr_at(0) < c.lr_at(9));
+    /// assert_eq!(c.lr_at(50), c.learning_rate);
+    /// assert_eq!(c.lr_at(150), c.learning_rate * 0.5);
+    /// ```
+    pub fn lr_at(&self, step: u64) -> f64 {
+        let warm = if step < self.warmup_steps {
+            (step + 1) as f64 / self.warmup_steps as f64
+        } else {
+            1.0
+        };
+        let decay = match self.lr_schedule {
+            LrSchedule::Constant => 1.0,
+            LrSchedule::Cosine => {
+                let t = (step as f64 / self.lr_decay_steps.max(1) as f64).min(1.0);
+                self.lr_floor
+                    + (1.0 - self.lr_floor) * 0.5 * (1.0 + (std::f64::consts::PI * t).cos())
+            }
+            LrSchedule::Step => self
+                .lr_step_factor
+                .powi((step / self.lr_decay_steps.max(1)) as i32),
+        };
+        self.learning_rate * warm * decay
+    }
+
+    /// Checks ranges, naming the first bad field.
+    pub fn validate(&self) -> Result<(), String> {
+        let pos = |name: &str, v: f64| {
+            if v.is_finite() && v > 0.0 {
+                Ok(())
+            } else {
+                Err(format!("train.{name} must be a positive number, got {v}"))
+            }
+        };
+        let nonneg = |name: &str, v: f64| {
+            if v.is_finite() && v >= 0.0 {
+                Ok(())
+            } else {
+                Err(format!("train.{name} must be zero or more, got {v}"))
+            }
+        };
+        if self.batch_size == 0 {
+            return Err("train.batch_size must be at least 1".into());
+        }
+        pos("learning_rate", self.learning_rate)?;
+        pos("train_ratio", self.train_ratio)?;
+        nonneg("weight_decay", self.weight_decay)?;
+        nonneg("grad_clip_norm", self.grad_clip_norm)?;
+        nonneg("value_loss_weight", self.value_loss_weight)?;
+        nonneg("margin_loss_weight", self.margin_loss_weight)?;
+        if !(0.0..1.0).contains(&self.momentum) {
+            return Err(format!(
+                "train.momentum must be in [0, 1), got {}",
+                self.momentum
+            ));
+        }
+        if !(0.0..=1.0).contains(&self.lr_floor) {
+            return Err(format!(
+                "train.lr_floor must be in [0, 1], got {}",
+                self.lr_floor
+            ));
+        }
+        pos("lr_step_factor", self.lr_step_factor)
+    }
+}

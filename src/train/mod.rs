@@ -1,0 +1,3 @@
+//! Training the network on replayed self-play positions.
+
+pub mod config;
