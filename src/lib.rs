@@ -5,6 +5,7 @@
 //! training -> checkpoint -> [`eval`]uation.
 
 pub mod bench;
+pub mod engine;
 pub mod eval;
 pub mod evaluator;
 pub mod mcts;

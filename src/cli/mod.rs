@@ -6,6 +6,8 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod bench;
+mod engine;
+mod evaluate;
 mod matchcmd;
 mod perft;
 mod replay;
@@ -31,6 +33,10 @@ enum Command {
     Match(matchcmd::Args),
     /// Measure the speed of a hot path.
     Bench(bench::Args),
+    /// Rate players: round robin or gauntlet, paired openings, W/D/L, Elo, SPRT.
+    Evaluate(evaluate::Args),
+    /// Speak the text engine protocol on stdin/stdout (docs/engine-protocol.md).
+    Engine(engine::Args),
 }
 
 pub fn main() -> ExitCode {
@@ -41,6 +47,8 @@ pub fn main() -> ExitCode {
         Command::Stats(a) => stats::run(a),
         Command::Match(a) => matchcmd::run(a),
         Command::Bench(a) => bench::run(a),
+        Command::Evaluate(a) => evaluate::run(a),
+        Command::Engine(a) => engine::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
