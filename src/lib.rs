@@ -6,6 +6,7 @@
 
 pub mod bench;
 pub mod encode;
+pub mod engine;
 pub mod eval;
 pub mod evaluator;
 pub mod mcts;

@@ -103,7 +103,10 @@ fn an_illegal_choice_stops_the_game_with_a_clear_error() {
         step,
         action,
         ..
-    } = &err;
+    } = &err
+    else {
+        panic!("expected an illegal action, got {err}");
+    };
     assert_eq!(
         (player.as_str(), *step, action.as_str()),
         ("passer", 0, "pass")

@@ -1,12 +1,19 @@
 //! `yinsh-zero bench <what>`: speed of one hot path.
 
+use std::time::Instant;
+
 use anyhow::ensure;
 use clap::Subcommand;
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+use serde::Serialize;
 
 use yinsh_zero::bench::{bench_engine, bench_selfplay};
+use yinsh_zero::eval::{AlphaBetaConfig, AlphaBetaPlayer, parse_player};
 use yinsh_zero::mcts::{SearchConfig, bench_search};
 use yinsh_zero::nn::{BenchOptions, bench_nn};
 use yinsh_zero::run::config::RunConfig;
+use yinsh_zero::yinsh::{Decision, Position};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -28,6 +35,10 @@ pub enum What {
     /// Real self-play at a config (default: the default config) with a fresh
     /// network: games/hour, network positions/s, network time share, CPU use.
     Selfplay(SelfplayArgs),
+    /// The baseline players on one thread, over the same sampled
+    /// movement-phase positions: alpha-beta nodes/s at depths 2 and 3,
+    /// mcts-rollout playouts/s, greedy decisions/s.
+    Baselines(BaselinesArgs),
 }
 
 #[derive(clap::Args)]
@@ -44,6 +55,22 @@ pub struct NnArgs {
 }
 
 #[derive(clap::Args)]
+pub struct BaselinesArgs {
+    /// Seconds to measure each player for.
+    #[arg(long, default_value_t = 2.0)]
+    pub seconds: f64,
+    /// Playouts per mcts-rollout decision.
+    #[arg(long, default_value_t = 1000)]
+    pub playouts: u32,
+    /// Seed of the sampled positions.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(clap::Args)]
 pub struct SelfplayArgs {
     /// Seconds of self-play to measure.
     #[arg(long, default_value_t = 60.0)]
@@ -54,6 +81,22 @@ pub struct SelfplayArgs {
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub json: bool,
+}
+
+/// One baseline's speed.
+#[derive(Serialize)]
+struct BaselineSpeed {
+    player: String,
+    /// `nodes`, `playouts` or `decisions`.
+    unit: &'static str,
+    per_s: f64,
+    /// Decisions searched, and the mean per decision of `unit`.
+    decisions: u64,
+    /// Whether the sampled positions ran out and were searched again (the
+    /// transposition table then flatters alpha-beta).
+    repeated: bool,
+    per_decision: f64,
+    seconds: f64,
 }
 
 #[derive(clap::Args)]
@@ -91,6 +134,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         What::Search(a) => search(a),
         What::Nn(a) => nn(a),
         What::Selfplay(a) => selfplay(a),
+        What::Baselines(a) => baselines(a),
     }
 }
 
@@ -216,6 +260,122 @@ fn engine(args: EngineArgs) -> anyhow::Result<()> {
             "ring-move generation:{:>12.0} /s  (all rings of the side to move)",
             b.ring_movegen_per_s
         );
+    }
+    Ok(())
+}
+
+/// Movement-phase positions (more than one legal decision) from random
+/// games, where the baselines spend nearly all their time.
+fn sample_positions(seed: u64, n: usize) -> Vec<Position> {
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let mut out = Vec::with_capacity(n);
+    while out.len() < n {
+        let mut pos = Position::new();
+        let stop = rng.random_range(12..60);
+        while !pos.is_over() && pos.turn() < stop {
+            let legal = pos.legal_actions();
+            pos.play_unchecked(legal[rng.random_range(0..legal.len())]);
+        }
+        if !pos.is_over() && pos.decision() == Decision::MoveRing && pos.legal_action_count() > 1 {
+            out.push(pos);
+        }
+    }
+    out
+}
+
+/// Runs `decide` over `positions` in turn until `seconds` pass; `decide`
+/// returns the work units of one decision.
+fn measure(
+    player: String,
+    unit: &'static str,
+    seconds: f64,
+    positions: &[Position],
+    mut decide: impl FnMut(&Position) -> u64,
+) -> BaselineSpeed {
+    let clock = Instant::now();
+    let (mut work, mut decisions) = (0u64, 0u64);
+    while decisions == 0 || clock.elapsed().as_secs_f64() < seconds {
+        work += decide(&positions[decisions as usize % positions.len()]);
+        decisions += 1;
+    }
+    let elapsed = clock.elapsed().as_secs_f64();
+    BaselineSpeed {
+        player,
+        unit,
+        per_s: work as f64 / elapsed,
+        decisions,
+        repeated: decisions as usize > positions.len(),
+        per_decision: work as f64 / decisions as f64,
+        seconds: elapsed,
+    }
+}
+
+fn baselines(args: BaselinesArgs) -> anyhow::Result<()> {
+    check_seconds(args.seconds)?;
+    ensure!(args.playouts > 0, "--playouts must be at least 1");
+    // Many distinct positions, so that alpha-beta's transposition table
+    // (kept from decision to decision, as in a game) does not serve repeats.
+    let positions = sample_positions(args.seed, 4096);
+    let mut out = Vec::new();
+    for depth in [2, 3] {
+        let mut ab = AlphaBetaPlayer::new(
+            AlphaBetaConfig {
+                depth,
+                ..AlphaBetaConfig::default()
+            },
+            args.seed,
+        );
+        out.push(measure(
+            format!("alphabeta:depth={depth}"),
+            "nodes",
+            args.seconds,
+            &positions,
+            |p| ab.search(p).nodes,
+        ));
+    }
+    let spec = format!("mcts-rollout:playouts={}", args.playouts);
+    let mut mcts = parse_player(&spec, args.seed)?;
+    out.push(measure(spec, "playouts", args.seconds, &positions, |p| {
+        // A fresh game each time, so no tree is reused from the last position.
+        mcts.new_game(p);
+        mcts.choose(p);
+        mcts.info().and_then(|i| i.nodes).unwrap_or(0)
+    }));
+    let mut greedy = parse_player("greedy", args.seed)?;
+    out.push(measure(
+        "greedy".into(),
+        "decisions",
+        args.seconds,
+        &positions,
+        |p| {
+            greedy.choose(p);
+            1
+        },
+    ));
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&out)?);
+    } else {
+        println!(
+            "baseline benchmark, one thread, {} sampled movement-phase positions",
+            positions.len()
+        );
+        for b in &out {
+            println!(
+                "{:<28} {:>12.0} {}/s  ({} decisions, {:.0} {} per decision, {:.1} s){}",
+                b.player,
+                b.per_s,
+                b.unit,
+                b.decisions,
+                b.per_decision,
+                b.unit,
+                b.seconds,
+                if b.repeated {
+                    "  (positions repeated)"
+                } else {
+                    ""
+                }
+            );
+        }
     }
     Ok(())
 }

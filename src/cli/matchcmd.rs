@@ -1,15 +1,24 @@
 //! `yinsh-zero match`: two players, many games, wins/draws/losses.
 
-use anyhow::ensure;
+use std::collections::BTreeMap;
+use std::time::Duration;
 
-use yinsh_zero::eval::{KNOWN_PLAYERS, MatchConfig, Tally, play_match};
+use anyhow::ensure;
+use serde::Serialize;
+
+use yinsh_zero::engine::{ExternalConfig, build_player, check_spec};
+use yinsh_zero::eval::{
+    ArenaConfig, ArenaGame, KNOWN_PLAYERS, MatchResult, Openings, Tally, run_arena,
+};
 use yinsh_zero::yinsh::Variant;
 
 #[derive(clap::Args)]
 #[command(after_help = players_help())]
 pub struct Args {
     /// Spec of the player with White (in every game, or the even ones with
-    /// --swap): `name[:key=value,...]`.
+    /// --swap): `name[:key=value,...]`, or an external program speaking
+    /// docs/engine-protocol.md as `cmd:<command line>` (or any quoted
+    /// command with a space, e.g. "./my-engine --fast").
     #[arg(long, value_name = "SPEC")]
     pub white: String,
     /// Spec of the player with Black (in every game, or the even ones with
@@ -31,10 +40,25 @@ pub struct Args {
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub json: bool,
+    /// External programs: seconds to wait for each `bestmove` (a program
+    /// that takes longer loses that game by forfeit).
+    #[arg(long, default_value_t = 30.0, value_name = "SECONDS")]
+    pub move_timeout: f64,
+    /// External programs: arguments sent with every `go` (e.g. "sims 200").
+    #[arg(long, default_value = "", value_name = "ARGS")]
+    pub go: String,
+}
+
+/// The match result and the games lost by forfeit.
+#[derive(Serialize)]
+struct Report {
+    #[serde(flatten)]
+    result: MatchResult,
+    forfeits: Vec<ArenaGame>,
 }
 
 fn players_help() -> String {
-    let mut s = String::from("Players:\n");
+    let mut s = String::from("Players (or `cmd:<command>` for an external engine program):\n");
     for p in KNOWN_PLAYERS {
         s += &format!("  {:<10} {}\n", p.name, p.about);
         for (k, about) in p.keys {
@@ -46,23 +70,108 @@ fn players_help() -> String {
 
 pub fn run(args: Args) -> anyhow::Result<()> {
     ensure!(args.games > 0, "--games must be at least 1");
-    let config = MatchConfig {
-        first: args.white,
-        second: args.black,
+    ensure!(
+        args.move_timeout.is_finite() && args.move_timeout > 0.0,
+        "--move-timeout must be a positive number of seconds"
+    );
+    check_spec(&args.white).map_err(anyhow::Error::msg)?;
+    check_spec(&args.black).map_err(anyhow::Error::msg)?;
+    let variant = if args.blitz {
+        Variant::BLITZ
+    } else {
+        Variant::STANDARD
+    };
+    // One pairing of the arena from the empty board: game i seeds as
+    // `play_match` does, and a failing player forfeits a game instead of
+    // ending the match.
+    let config = ArenaConfig {
+        players: vec![args.black.clone()],
+        gauntlet: Some(args.white.clone()),
         games: args.games,
         seed: args.seed,
-        swap: args.swap,
-        variant: if args.blitz {
-            Variant::BLITZ
-        } else {
-            Variant::STANDARD
-        },
+        variant,
+        openings: Openings::RandomRings(0),
+        alternate: args.swap,
+        sprt: None,
     };
-    let r = play_match(&config)?;
+    let external = ExternalConfig {
+        move_timeout: Duration::from_secs_f64(args.move_timeout),
+        go: args.go.clone(),
+        ..ExternalConfig::default()
+    };
+    let factory = |spec: &str, seed: u64| build_player(spec, seed, &external);
+    let arena = run_arena(&config, &factory, &mut |_| {})?;
+    let r = match_result(&config, &arena.games);
+    let forfeits: Vec<ArenaGame> = arena.forfeits().cloned().collect();
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&r)?);
+        let report = Report {
+            result: r,
+            forfeits,
+        };
+        println!("{}", serde_json::to_string_pretty(&report)?);
         return Ok(());
     }
+    print_result(&r);
+    if !forfeits.is_empty() {
+        println!("forfeits ({}):", forfeits.len());
+        for g in &forfeits {
+            let f = g.forfeit.as_ref().expect("filtered on forfeits");
+            println!(
+                "  game {}: {} ({}) lost by forfeit: {}",
+                g.index, f.player, f.side, f.error
+            );
+        }
+    }
+    Ok(())
+}
+
+fn add(t: &mut Tally, score: f64) {
+    if score > 0.75 {
+        t.wins += 1;
+    } else if score < 0.25 {
+        t.losses += 1;
+    } else {
+        t.draws += 1;
+    }
+}
+
+fn match_result(config: &ArenaConfig, games: &[ArenaGame]) -> MatchResult {
+    let mut r = MatchResult {
+        first: config.gauntlet.clone().unwrap_or_default(),
+        second: config.players[0].clone(),
+        games: config.games,
+        seed: config.seed,
+        swap: config.alternate,
+        first_total: Tally::default(),
+        second_total: Tally::default(),
+        first_as_white: Tally::default(),
+        first_as_black: Tally::default(),
+        white: Tally::default(),
+        end_reasons: BTreeMap::new(),
+        mean_actions: 0.0,
+    };
+    for g in games {
+        let s = g.score_first();
+        add(&mut r.first_total, s);
+        add(
+            if g.first_white {
+                &mut r.first_as_white
+            } else {
+                &mut r.first_as_black
+            },
+            s,
+        );
+        add(&mut r.white, g.score_white);
+        *r.end_reasons.entry(g.reason.clone()).or_default() += 1;
+    }
+    r.second_total = r.first_total.flipped();
+    if !games.is_empty() {
+        r.mean_actions = games.iter().map(|g| g.length).sum::<usize>() as f64 / games.len() as f64;
+    }
+    r
+}
+
+fn print_result(r: &MatchResult) {
     println!(
         "A = {}, B = {}: {} games, seed {}{}",
         r.first,
@@ -111,5 +220,4 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         reasons.join(", "),
         r.mean_actions
     );
-    Ok(())
 }

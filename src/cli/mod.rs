@@ -6,6 +6,8 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod bench;
+mod engine;
+mod evaluate;
 mod matchcmd;
 mod perft;
 mod replay;
@@ -34,6 +36,10 @@ enum Command {
     Selfplay(selfplay::Args),
     /// Measure the speed of a hot path.
     Bench(bench::Args),
+    /// Rate players: round robin or gauntlet, paired openings, W/D/L, Elo, SPRT.
+    Evaluate(evaluate::Args),
+    /// Speak the text engine protocol on stdin/stdout (docs/engine-protocol.md).
+    Engine(engine::Args),
 }
 
 pub fn main() -> ExitCode {
@@ -45,6 +51,8 @@ pub fn main() -> ExitCode {
         Command::Match(a) => matchcmd::run(a),
         Command::Bench(a) => bench::run(a),
         Command::Selfplay(a) => selfplay::run(a),
+        Command::Evaluate(a) => evaluate::run(a),
+        Command::Engine(a) => engine::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

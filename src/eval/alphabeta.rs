@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use rand::seq::SliceRandom;
 use rand::{SeedableRng, rngs::SmallRng};
 
-use super::player::Player;
+use super::player::{MoveInfo, Player};
 use crate::yinsh::point::{VALID, WINDOWS, between};
 use crate::yinsh::{ACTION_SPACE, Action, Bitboard, Color, Decision, Position};
 
@@ -410,6 +410,18 @@ impl Player for AlphaBetaPlayer {
         let best = info.best;
         self.last = Some(info);
         best
+    }
+
+    fn info(&self) -> Option<MoveInfo> {
+        self.last.as_ref().map(|s| MoveInfo {
+            // A logistic squash of the points: a ring (10,000) is worth
+            // most of a win.
+            value: Some((2.0 / (1.0 + (-(s.score as f64) / 4000.0).exp()) - 1.0) as f32),
+            score: Some(s.score),
+            depth: Some(s.depth),
+            nodes: Some(s.nodes),
+            pv: s.pv.clone(),
+        })
     }
 }
 

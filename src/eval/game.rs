@@ -1,6 +1,6 @@
 //! One game between two players.
 
-use super::player::Player;
+use super::player::{Player, PlayerFailure};
 use crate::yinsh::{Action, Color, Outcome, Position};
 
 /// A finished game: where it started, every decision in order, and how it
@@ -40,6 +40,26 @@ pub enum PlayError {
         reason: String,
         position: String,
     },
+    /// A player could not decide at all (an external program crashed,
+    /// broke the protocol or timed out).
+    #[error("player `{player}` ({colour}) failed at step {step}: {failure}")]
+    PlayerFailed {
+        player: String,
+        colour: Color,
+        step: usize,
+        failure: PlayerFailure,
+    },
+}
+
+impl PlayError {
+    /// The colour of the player at fault.
+    pub fn colour(&self) -> Color {
+        match self {
+            PlayError::IllegalAction { colour, .. } | PlayError::PlayerFailed { colour, .. } => {
+                *colour
+            }
+        }
+    }
 }
 
 /// Plays `white` against `black` from `start` to the end of the game.
@@ -72,7 +92,17 @@ pub fn play_game(
             Color::White => white,
             Color::Black => black,
         };
-        let action = player.choose(&pos);
+        let action = match player.try_choose(&pos) {
+            Ok(a) => a,
+            Err(failure) => {
+                return Err(PlayError::PlayerFailed {
+                    player: player.name(),
+                    colour,
+                    step: actions.len(),
+                    failure,
+                });
+            }
+        };
         let before = pos;
         if let Err(e) = pos.play(action) {
             return Err(PlayError::IllegalAction {

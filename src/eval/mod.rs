@@ -17,6 +17,8 @@
 //! ```
 
 pub mod alphabeta;
+mod arena;
+mod elo;
 mod game;
 mod greedy;
 mod matches;
@@ -26,13 +28,23 @@ mod random;
 pub mod search_player;
 mod seed;
 mod spec;
+mod sprt;
 
 pub use alphabeta::{AlphaBetaConfig, AlphaBetaPlayer};
+pub use arena::{
+    ArenaConfig, ArenaError, ArenaGame, ArenaResult, Forfeit, HistoryError, Openings,
+    PairingResult, PlayerFactory, SprtReport, fit_games, new_history_file, play_from_opening,
+    read_history, run_arena, write_history,
+};
+pub use elo::{
+    EloError, EloFit, PairResults, Rating, ResultTable, Z95, elo_from_score, score_from_elo,
+};
 pub use game::{GameRecord, PlayError, play_game};
 pub use greedy::GreedyPlayer;
 pub use matches::{MatchConfig, MatchError, MatchResult, Tally, play_match};
-pub use player::Player;
+pub use player::{MoveInfo, Player, PlayerFailure};
 pub use random::RandomPlayer;
 pub use search_player::{RolloutEvaluator, SearchPlayer};
 pub use seed::sub_seed;
 pub use spec::{KNOWN_PLAYERS, PlayerInfo, PlayerSpec, PlayerSpecError, parse_player};
+pub use sprt::{Sprt, SprtError, Verdict};

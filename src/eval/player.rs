@@ -2,6 +2,28 @@
 
 use crate::yinsh::{Action, Position};
 
+/// What a player reports about its last decision, for the `info` lines of
+/// the engine protocol. Every field is optional: players say what they know.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MoveInfo {
+    /// Expected score for the player that decided, in [-1, 1].
+    pub value: Option<f32>,
+    /// The player's own score in its own units (alpha-beta points).
+    pub score: Option<i32>,
+    /// Deepest completed search iteration, in turns.
+    pub depth: Option<u32>,
+    /// Positions searched (alpha-beta) or simulations (tree search).
+    pub nodes: Option<u64>,
+    /// Principal variation, starting with the chosen action.
+    pub pv: Vec<Action>,
+}
+
+/// A player could not decide: an external program crashed, broke the
+/// protocol or timed out. The game is lost by forfeit.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct PlayerFailure(pub String);
+
 /// Something that chooses actions: a baseline, a search, a network, or an
 /// external engine.
 ///
@@ -32,6 +54,18 @@ pub trait Player: Send {
     /// player, which [`play_game`](super::play_game) reports as an error.
     fn choose(&mut self, pos: &Position) -> Action;
 
+    /// Like [`Player::choose`], for players that can fail (external
+    /// programs). Games call this one. Default: `Ok(self.choose(pos))`.
+    fn try_choose(&mut self, pos: &Position) -> Result<Action, PlayerFailure> {
+        Ok(self.choose(pos))
+    }
+
+    /// What the last [`Player::choose`] found (value, depth, principal
+    /// variation), if the player reports it. Default: nothing.
+    fn info(&self) -> Option<MoveInfo> {
+        None
+    }
+
     /// A new game starts from `start`. Default: nothing to reset.
     fn new_game(&mut self, start: &Position) {
         let _ = start;
@@ -50,6 +84,12 @@ impl<P: Player + ?Sized> Player for Box<P> {
     }
     fn choose(&mut self, pos: &Position) -> Action {
         (**self).choose(pos)
+    }
+    fn try_choose(&mut self, pos: &Position) -> Result<Action, PlayerFailure> {
+        (**self).try_choose(pos)
+    }
+    fn info(&self) -> Option<MoveInfo> {
+        (**self).info()
     }
     fn new_game(&mut self, start: &Position) {
         (**self).new_game(start)

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
-use super::player::Player;
+use super::player::{MoveInfo, Player};
 use crate::evaluator::{Evaluation, Evaluator};
 use crate::mcts::{Leaf, Search, SearchConfig};
 use crate::yinsh::Position;
@@ -76,6 +76,7 @@ pub struct SearchPlayer<E: Evaluator + Send> {
     time: Option<Duration>,
     search: Option<Search>,
     rng: SmallRng,
+    last: Option<MoveInfo>,
 }
 
 impl<E: Evaluator + Send> SearchPlayer<E> {
@@ -95,6 +96,7 @@ impl<E: Evaluator + Send> SearchPlayer<E> {
             time,
             search: None,
             rng: SmallRng::seed_from_u64(seed),
+            last: None,
         }
     }
 }
@@ -129,7 +131,18 @@ impl<E: Evaluator + Send> Player for SearchPlayer<E> {
                 break;
             }
         }
-        search.result().action
+        let result = search.result();
+        self.last = Some(MoveInfo {
+            value: result.root_value(),
+            nodes: Some(result.simulations as u64),
+            pv: vec![result.action],
+            ..MoveInfo::default()
+        });
+        result.action
+    }
+
+    fn info(&self) -> Option<MoveInfo> {
+        self.last.clone()
     }
 
     fn new_game(&mut self, _start: &Position) {

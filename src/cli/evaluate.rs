@@ -1,0 +1,512 @@
+//! `yinsh-zero evaluate`: a round robin or gauntlet with paired openings,
+//! a W/D/L table with score intervals, Elo ratings, optionally an SPRT.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::{Context, bail, ensure};
+use serde::Serialize;
+
+use yinsh_zero::engine::{ExternalConfig, build_player, canonical_spec, check_spec};
+use yinsh_zero::eval::{
+    ArenaConfig, ArenaGame, EloFit, Openings, PairingResult, Sprt, SprtReport, fit_games,
+    new_history_file, read_history, run_arena, write_history,
+};
+use yinsh_zero::yinsh::notation::parse_game;
+use yinsh_zero::yinsh::{Position, Variant};
+
+#[derive(clap::Args)]
+#[command(
+    after_help = "Player specs: see `yinsh-zero match --help`; an external program \
+    speaking docs/engine-protocol.md is `cmd:<command line>` (or any spec with spaces).\n\
+    Specs are separated by commas; a comma followed by `key=value` continues the previous \
+    spec, so `--players random,alphabeta:depth=3,tt=16,greedy` names three players."
+)]
+pub struct Args {
+    /// Players, all against all (or each against --gauntlet).
+    #[arg(long, value_name = "SPEC,SPEC,...", num_args = 1.., required_unless_present = "history_only")]
+    pub players: Vec<String>,
+    /// Play this player against each of --players instead of a round robin.
+    #[arg(long, value_name = "SPEC")]
+    pub gauntlet: Option<String>,
+    /// Games per pairing (the most, with --sprt); each opening is played
+    /// twice with colours swapped.
+    #[arg(long, default_value_t = 100)]
+    pub games: u32,
+    /// Games played at once (default: every core).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Seed of openings and players; the same seed gives the same games on
+    /// any number of threads. Default: from the clock (printed).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Blitz rules: the first ring removed wins.
+    #[arg(long)]
+    pub blitz: bool,
+    /// Random ring placements that open each pair of games.
+    #[arg(long, default_value_t = 4, value_name = "K")]
+    pub opening_rings: u32,
+    /// Openings from a file instead: one per line in official notation
+    /// (blank lines and `#` comments skipped), used in turn.
+    #[arg(long, value_name = "FILE")]
+    pub openings: Option<PathBuf>,
+    /// Stop a two-player match once the SPRT of H0: elo <= elo0 against
+    /// H1: elo >= elo1 (first player's view) decides.
+    #[arg(long, value_name = "ELO0,ELO1")]
+    pub sprt: Option<String>,
+    /// SPRT false-positive rate.
+    #[arg(long, default_value_t = 0.05)]
+    pub alpha: f64,
+    /// SPRT false-negative rate.
+    #[arg(long, default_value_t = 0.05)]
+    pub beta: f64,
+    /// Run directory: games are appended to <run>/eval/*.jsonl and every
+    /// earlier file there is folded into the ratings.
+    #[arg(long, value_name = "DIR")]
+    pub run: Option<PathBuf>,
+    /// With --run: record the games but rate this invocation's games only.
+    #[arg(long)]
+    pub no_history: bool,
+    /// With --run: play nothing; print the table and ratings of every game
+    /// recorded in <run>/eval (for example while a long run is going on).
+    #[arg(long, requires = "run", conflicts_with = "no_history")]
+    pub history_only: bool,
+    /// Also write the tables as JSON to this file.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+    /// External programs: seconds to wait for each `bestmove`.
+    #[arg(long, default_value_t = 30.0, value_name = "SECONDS")]
+    pub move_timeout: f64,
+    /// External programs: arguments sent with every `go` (e.g. "sims 200").
+    #[arg(long, default_value = "", value_name = "ARGS")]
+    pub go: String,
+}
+
+/// Splits comma-separated specs; a piece of the form `key=value` (no `:`)
+/// continues the previous spec's options.
+pub fn split_specs(values: &[String]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for value in values {
+        let mut fresh = true;
+        for piece in value.split(',') {
+            let piece = piece.trim();
+            if piece.is_empty() {
+                continue;
+            }
+            let continues = piece.contains('=') && !piece.contains(':') && !fresh;
+            match out.last_mut() {
+                Some(last) if continues => {
+                    last.push(',');
+                    last.push_str(piece);
+                }
+                _ => out.push(piece.to_string()),
+            }
+            fresh = false;
+        }
+    }
+    out
+}
+
+#[derive(Serialize)]
+struct JsonOut<'a> {
+    seed: u64,
+    games_per_pairing: u32,
+    variant: &'a str,
+    pairings: &'a [PairingResult],
+    /// Ratings from this invocation's games only.
+    ratings_this_run: Option<&'a EloFit>,
+    /// Ratings from every recorded game (with --run), else this run's.
+    ratings: Option<&'a EloFit>,
+    rating_error: Option<String>,
+    sprt: Option<&'a SprtReport>,
+    forfeits: Vec<&'a ArenaGame>,
+    history_file: Option<PathBuf>,
+}
+
+pub fn run(args: Args) -> anyhow::Result<()> {
+    if args.history_only {
+        return history_only(&args);
+    }
+    ensure!(args.games > 0, "--games must be at least 1");
+    ensure!(
+        args.move_timeout.is_finite() && args.move_timeout > 0.0,
+        "--move-timeout must be a positive number of seconds"
+    );
+    let players: Vec<String> = split_specs(&args.players)
+        .iter()
+        .map(|s| canonical_spec(s))
+        .collect();
+    let gauntlet = args.gauntlet.as_deref().map(canonical_spec);
+    for spec in players.iter().chain(gauntlet.iter()) {
+        check_spec(spec).map_err(anyhow::Error::msg)?;
+    }
+    if gauntlet.is_none() {
+        ensure!(
+            players.len() >= 2,
+            "a round robin needs at least two players, got {players:?}"
+        );
+        let mut seen = players.clone();
+        seen.sort();
+        seen.dedup();
+        ensure!(
+            seen.len() == players.len(),
+            "a player is listed twice in {players:?}"
+        );
+    }
+    let variant = if args.blitz {
+        Variant::BLITZ
+    } else {
+        Variant::STANDARD
+    };
+    let openings = match &args.openings {
+        None => Openings::RandomRings(args.opening_rings),
+        Some(path) => Openings::Fixed(read_openings(path, variant)?),
+    };
+    let sprt = match &args.sprt {
+        None => None,
+        Some(text) => {
+            let s = Sprt::parse(text)?;
+            Some(Sprt::with_rates(s.elo0, s.elo1, args.alpha, args.beta)?)
+        }
+    };
+    let seed = args.seed.unwrap_or_else(|| {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos() as u64)
+            .unwrap_or(0)
+    });
+    let config = ArenaConfig {
+        players: players.clone(),
+        gauntlet: gauntlet.clone(),
+        games: args.games,
+        seed,
+        variant,
+        openings,
+        alternate: true,
+        sprt,
+    };
+    let pairings = config.pairings();
+    if config.sprt.is_some() {
+        ensure!(
+            pairings.len() == 1,
+            "--sprt needs exactly two players (one pairing), got {} pairings",
+            pairings.len()
+        );
+    }
+
+    let eval_dir = args.run.as_ref().map(|r| r.join("eval"));
+    let history = match (&eval_dir, args.no_history) {
+        (Some(dir), false) => read_history(dir)?,
+        _ => Vec::new(),
+    };
+    let history_file = eval_dir.as_deref().map(new_history_file);
+
+    let external = ExternalConfig {
+        move_timeout: Duration::from_secs_f64(args.move_timeout),
+        go: args.go.clone(),
+        ..ExternalConfig::default()
+    };
+    let factory = |spec: &str, seed: u64| build_player(spec, seed, &external);
+    let threads = args
+        .threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .max(1);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .context("cannot start the worker threads")?;
+
+    let total = args.games as usize * pairings.len();
+    eprintln!(
+        "evaluate: {} pairings x {} games = {total} games, seed {seed}, {threads} threads{}",
+        pairings.len(),
+        args.games,
+        history_file
+            .as_ref()
+            .map(|p| format!(", recording to {}", p.display()))
+            .unwrap_or_default()
+    );
+    let mut done: Vec<ArenaGame> = Vec::new();
+    let mut write_error: Option<anyhow::Error> = None;
+    let clock = std::time::Instant::now();
+    let result = pool.install(|| {
+        run_arena(&config, &factory, &mut |batch| {
+            done.extend_from_slice(batch);
+            if let Some(path) = &history_file
+                && write_error.is_none()
+                && let Err(e) = write_history(path, &done)
+            {
+                write_error = Some(e.into());
+            }
+            eprintln!(
+                "  {}/{total} games, {:.0} s",
+                done.len(),
+                clock.elapsed().as_secs_f64()
+            );
+        })
+    })?;
+    if let Some(e) = write_error {
+        return Err(e.context("recording the games"));
+    }
+
+    // Ratings: this run, and with the history folded in.
+    let anchor_fallback = gauntlet.clone().unwrap_or_else(|| players[0].clone());
+    let this_run = fit_games(&result.games, &anchor_fallback);
+    let mut all = history;
+    let folded = !all.is_empty();
+    all.extend(result.games.iter().cloned());
+    let overall = if folded {
+        fit_games(&all, &anchor_fallback)
+    } else {
+        this_run.clone()
+    };
+
+    print_tables(&result.pairings, &config);
+    let forfeits: Vec<&ArenaGame> = result.forfeits().collect();
+    if !forfeits.is_empty() {
+        println!("\nforfeits ({}):", forfeits.len());
+        for g in forfeits.iter().take(20) {
+            let f = g.forfeit.as_ref().expect("filtered on forfeits");
+            println!(
+                "  game {}: {} ({}) lost: {}",
+                g.index, f.player, f.side, f.error
+            );
+        }
+        if forfeits.len() > 20 {
+            println!("  ... and {} more", forfeits.len() - 20);
+        }
+    }
+    if let Some(s) = &result.sprt {
+        println!(
+            "\nSPRT elo0={} elo1={} alpha={} beta={}: LLR {:.2} in [{:.2}, {:.2}] after {} games: {}",
+            s.sprt.elo0,
+            s.sprt.elo1,
+            s.sprt.alpha,
+            s.sprt.beta,
+            s.llr,
+            s.lower_bound,
+            s.upper_bound,
+            s.games,
+            match s.verdict {
+                yinsh_zero::eval::Verdict::AcceptH1 => "H1 accepted (the first player is stronger)",
+                yinsh_zero::eval::Verdict::AcceptH0 => "H0 accepted (not stronger by elo1)",
+                yinsh_zero::eval::Verdict::Continue => "undecided (game limit reached)",
+            }
+        );
+    }
+    let mut rating_error = None;
+    match &overall {
+        Ok(fit) => print_ratings(
+            fit,
+            if folded {
+                format!("all {} recorded games", all.len())
+            } else {
+                format!("this run's {} games", result.games.len())
+            },
+        ),
+        Err(e) => {
+            println!("\nno ratings: {e}");
+            rating_error = Some(e.to_string());
+        }
+    }
+
+    if let Some(path) = &args.json {
+        let out = JsonOut {
+            seed,
+            games_per_pairing: args.games,
+            variant: if args.blitz { "blitz" } else { "standard" },
+            pairings: &result.pairings,
+            ratings_this_run: this_run.as_ref().ok(),
+            ratings: overall.as_ref().ok(),
+            rating_error,
+            sprt: result.sprt.as_ref(),
+            forfeits,
+            history_file: history_file.clone(),
+        };
+        let text = serde_json::to_string_pretty(&out)?;
+        yinsh_zero::run::atomic::write_atomic(path, text.as_bytes())
+            .with_context(|| format!("writing {}", path.display()))?;
+    }
+    Ok(())
+}
+
+/// The pairing table and ratings of every recorded game.
+fn history_only(args: &Args) -> anyhow::Result<()> {
+    let dir = args.run.as_ref().expect("clap requires --run").join("eval");
+    let games = read_history(&dir)?;
+    ensure!(!games.is_empty(), "no games recorded in {}", dir.display());
+    let mut pairs: Vec<(String, String)> = Vec::new();
+    for g in &games {
+        let key = (g.first.clone(), g.second.clone());
+        if !pairs.contains(&key) {
+            pairs.push(key);
+        }
+    }
+    let pairings: Vec<PairingResult> = pairs
+        .iter()
+        .map(|(a, b)| {
+            let mine: Vec<&ArenaGame> = games
+                .iter()
+                .filter(|g| &g.first == a && &g.second == b)
+                .collect();
+            PairingResult::from_games(a, b, &mine)
+        })
+        .collect();
+    let config = ArenaConfig::round_robin(&[], 0, 0);
+    println!("{} games recorded in {}", games.len(), dir.display());
+    print_tables(&pairings, &config);
+    let fit = fit_games(&games, &games[0].first);
+    match &fit {
+        Ok(fit) => print_ratings(fit, format!("all {} recorded games", games.len())),
+        Err(e) => println!("\nno ratings: {e}"),
+    }
+    if let Some(path) = &args.json {
+        let out = JsonOut {
+            seed: 0,
+            games_per_pairing: 0,
+            variant: if args.blitz { "blitz" } else { "standard" },
+            pairings: &pairings,
+            ratings_this_run: None,
+            ratings: fit.as_ref().ok(),
+            rating_error: fit.as_ref().err().map(|e| e.to_string()),
+            sprt: None,
+            forfeits: games.iter().filter(|g| g.forfeit.is_some()).collect(),
+            history_file: None,
+        };
+        let text = serde_json::to_string_pretty(&out)?;
+        yinsh_zero::run::atomic::write_atomic(path, text.as_bytes())
+            .with_context(|| format!("writing {}", path.display()))?;
+    }
+    Ok(())
+}
+
+fn read_openings(
+    path: &PathBuf,
+    variant: Variant,
+) -> anyhow::Result<Vec<Vec<yinsh_zero::yinsh::Action>>> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("reading openings from {}", path.display()))?;
+    let start = Position::with_variant(variant);
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let line = line.split('#').next().unwrap_or("").trim();
+        if line.is_empty() {
+            continue;
+        }
+        let actions = parse_game(&start, line)
+            .with_context(|| format!("{}, line {}", path.display(), i + 1))?;
+        let mut end = start;
+        for &a in &actions {
+            end.play_unchecked(a);
+        }
+        if end.is_over() {
+            bail!(
+                "{}, line {}: the opening ends the game",
+                path.display(),
+                i + 1
+            );
+        }
+        out.push(actions);
+    }
+    ensure!(!out.is_empty(), "{} holds no openings", path.display());
+    Ok(out)
+}
+
+fn fmt_elo(x: f64) -> String {
+    if x.is_finite() {
+        format!("{:+}", x.round() as i64)
+    } else if x > 0.0 {
+        "+inf".into()
+    } else {
+        "-inf".into()
+    }
+}
+
+fn print_tables(pairings: &[PairingResult], config: &ArenaConfig) {
+    let width = pairings
+        .iter()
+        .map(|p| p.first.len() + p.second.len() + 4)
+        .max()
+        .unwrap_or(10)
+        .max(8);
+    println!(
+        "\n{:<width$} {:>5} {:>5} {:>5} {:>5} {:>6}  {:<15} {:>6}  {:<15}",
+        "pairing (first vs second)",
+        "games",
+        "W",
+        "D",
+        "L",
+        "score",
+        "95% interval",
+        "Elo",
+        "95% interval"
+    );
+    for p in pairings {
+        let r = &p.results;
+        println!(
+            "{:<width$} {:>5} {:>5} {:>5} {:>5} {:>5.1}%  [{:>5.1}, {:>5.1}]  {:>6}  [{}, {}]{}",
+            format!("{} vs {}", p.first, p.second),
+            r.games(),
+            r.wins,
+            r.draws,
+            r.losses,
+            100.0 * p.score,
+            100.0 * p.score_low,
+            100.0 * p.score_high,
+            fmt_elo(p.elo),
+            fmt_elo(p.elo_low),
+            fmt_elo(p.elo_high),
+            if p.forfeits_first + p.forfeits_second > 0 {
+                format!("  forfeits {}/{}", p.forfeits_first, p.forfeits_second)
+            } else {
+                String::new()
+            }
+        );
+    }
+    if config.games == 0 {
+        println!("W/D/L and score are the first player's.");
+        return;
+    }
+    let openings = match &config.openings {
+        Openings::RandomRings(0) => "the empty board".to_string(),
+        Openings::RandomRings(k) => format!("{k} random ring placements"),
+        Openings::Fixed(list) => format!("{} fixed openings", list.len()),
+    };
+    println!(
+        "W/D/L and score are the first player's; each opening ({openings}) is played with both colours."
+    );
+}
+
+fn print_ratings(fit: &EloFit, over: String) {
+    println!(
+        "\nElo (Bradley-Terry maximum likelihood, draws as half wins, anchored at {} = 0{}), over {over}:",
+        fit.anchor,
+        if fit.anchor == "random" {
+            ""
+        } else {
+            "; `random` did not play, so the first player is the anchor"
+        }
+    );
+    let width = fit
+        .ratings
+        .iter()
+        .map(|r| r.player.len())
+        .max()
+        .unwrap_or(6)
+        .max(6);
+    println!(
+        "{:>4}  {:<width$} {:>7} {:>7} {:>6} {:>6}",
+        "rank", "player", "Elo", "±95%", "games", "score"
+    );
+    for (i, r) in fit.ratings.iter().enumerate() {
+        println!(
+            "{:>4}  {:<width$} {:>7.0} {:>7.0} {:>6} {:>5.1}%",
+            i + 1,
+            r.player,
+            r.elo,
+            r.error95,
+            r.games,
+            100.0 * r.score
+        );
+    }
+}

@@ -1,0 +1,397 @@
+//! The protocol client: an external program as a [`Player`].
+
+use std::collections::VecDeque;
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use super::ExternalConfig;
+use crate::eval::{MoveInfo, Player, PlayerFailure};
+use crate::yinsh::notation::{format_game, parse_action};
+use crate::yinsh::{Action, Position, Variant};
+
+/// Why an external program could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum ExternalError {
+    #[error("cannot start `{command}`: {error}")]
+    Spawn {
+        command: String,
+        error: std::io::Error,
+    },
+    #[error("engine `{command}`: {why}")]
+    Protocol { command: String, why: String },
+}
+
+/// An external program speaking the engine protocol, as a [`Player`].
+///
+/// The program is started with `sh -c`, greeted with `yinsh` and must
+/// answer `yinshok`. For each game it gets `newgame [blitz]` and
+/// `isready`; for each decision the whole game so far
+/// (`position startpos moves ...`) and `go`, and must answer
+/// `bestmove <decision>` within [`ExternalConfig::move_timeout`]. Lines it
+/// prints that the protocol does not expect are ignored; `info` lines are
+/// kept for [`Player::info`].
+///
+/// A crash, a timeout or a broken answer makes [`Player::try_choose`]
+/// fail with a message that says what happened (with the last lines the
+/// program wrote to stderr); the player then stays failed. The program is
+/// killed when the player is dropped.
+pub struct ExternalPlayer {
+    command: String,
+    config: ExternalConfig,
+    child: Child,
+    stdin: ChildStdin,
+    lines: Receiver<String>,
+    stderr_tail: Arc<Mutex<VecDeque<String>>>,
+    /// `id name` from the handshake.
+    id_name: Option<String>,
+    start: Position,
+    actions: Vec<Action>,
+    failed: Option<PlayerFailure>,
+    last_info: Option<MoveInfo>,
+}
+
+/// What waiting for a line found.
+enum Wait {
+    Line(String),
+    Timeout,
+    Exited,
+}
+
+impl ExternalPlayer {
+    /// Starts `command` and completes the handshake.
+    pub fn spawn(command: &str, config: ExternalConfig) -> Result<ExternalPlayer, ExternalError> {
+        // `exec` lets the program replace the shell, so that killing the
+        // child kills the program itself; compound commands keep the shell.
+        let plain = !command.contains([';', '&', '|', '<', '>', '(', ')', '$', '`', '\n']);
+        let script = if plain {
+            format!("exec {command}")
+        } else {
+            command.to_string()
+        };
+        let mut child = Command::new("sh")
+            .arg("-c")
+            .arg(&script)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|error| ExternalError::Spawn {
+                command: command.into(),
+                error,
+            })?;
+        let stdin = child.stdin.take().expect("stdin is piped");
+        let stdout = child.stdout.take().expect("stdout is piped");
+        let stderr = child.stderr.take().expect("stderr is piped");
+        let (tx, lines) = mpsc::channel();
+        // Reader threads end when the program closes its pipes (it exits or
+        // is killed), so none outlives the program for long.
+        thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let stderr_tail = Arc::new(Mutex::new(VecDeque::new()));
+        let tail = Arc::clone(&stderr_tail);
+        thread::spawn(move || {
+            for line in BufReader::new(stderr).lines() {
+                let Ok(line) = line else { break };
+                if let Ok(mut t) = tail.lock() {
+                    if t.len() == 5 {
+                        t.pop_front();
+                    }
+                    t.push_back(line);
+                }
+            }
+        });
+        let mut p = ExternalPlayer {
+            command: command.into(),
+            config,
+            child,
+            stdin,
+            lines,
+            stderr_tail,
+            id_name: None,
+            start: Position::new(),
+            actions: Vec::new(),
+            failed: None,
+            last_info: None,
+        };
+        let timeout = p.config.handshake_timeout;
+        p.send("yinsh")
+            .and_then(|()| {
+                p.expect(timeout, "the handshake (`yinsh`)", |p, line| {
+                    if let Some(name) = line.strip_prefix("id name ") {
+                        p.id_name = Some(name.trim().to_string());
+                    }
+                    Ok((line == "yinshok").then_some(()))
+                })
+            })
+            .map_err(|why| ExternalError::Protocol {
+                command: command.into(),
+                why,
+            })?;
+        Ok(p)
+    }
+
+    /// The name the program gave in the handshake (`id name ...`).
+    pub fn id_name(&self) -> Option<&str> {
+        self.id_name.as_deref()
+    }
+
+    fn send(&mut self, line: &str) -> Result<(), String> {
+        writeln!(self.stdin, "{line}")
+            .and_then(|()| self.stdin.flush())
+            .map_err(|e| format!("cannot send `{line}`: {e}{}", self.exit_report()))
+    }
+
+    fn wait_line(&mut self, deadline: Instant) -> Wait {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match self.lines.recv_timeout(left) {
+            Ok(l) => Wait::Line(l),
+            Err(RecvTimeoutError::Timeout) => Wait::Timeout,
+            Err(RecvTimeoutError::Disconnected) => Wait::Exited,
+        }
+    }
+
+    /// Reads lines until `accept` returns a value, for at most `timeout`.
+    fn expect<T>(
+        &mut self,
+        timeout: Duration,
+        what: &str,
+        mut accept: impl FnMut(&mut Self, &str) -> Result<Option<T>, String>,
+    ) -> Result<T, String> {
+        let deadline = Instant::now() + timeout;
+        let mut last_error: Option<String> = None;
+        loop {
+            match self.wait_line(deadline) {
+                Wait::Line(line) => {
+                    let line = line.trim().to_string();
+                    if line.starts_with("error") {
+                        last_error = Some(line.clone());
+                    }
+                    if let Some(v) = accept(self, &line)? {
+                        return Ok(v);
+                    }
+                }
+                Wait::Timeout => {
+                    return Err(format!(
+                        "no answer to {what} within {:.1} s{}{}",
+                        timeout.as_secs_f64(),
+                        last_error
+                            .map(|e| format!(" (it said `{e}`)"))
+                            .unwrap_or_default(),
+                        self.stderr_report()
+                    ));
+                }
+                Wait::Exited => {
+                    return Err(format!(
+                        "it closed its output during {what}{}",
+                        self.exit_report()
+                    ));
+                }
+            }
+        }
+    }
+
+    fn stderr_report(&self) -> String {
+        let tail = self
+            .stderr_tail
+            .lock()
+            .map(|t| t.iter().cloned().collect::<Vec<_>>().join(" | "))
+            .unwrap_or_default();
+        if tail.is_empty() {
+            String::new()
+        } else {
+            format!("; its stderr ends: {tail}")
+        }
+    }
+
+    fn exit_report(&mut self) -> String {
+        // Give a program that is exiting a moment to be reaped, so the
+        // report can say how it ended.
+        let mut status = None;
+        for _ in 0..50 {
+            if let Ok(Some(s)) = self.child.try_wait() {
+                status = Some(s);
+                // And the stderr reader a moment to take its last lines.
+                thread::sleep(Duration::from_millis(20));
+                break;
+            }
+            thread::sleep(Duration::from_millis(2));
+        }
+        let how = match status {
+            Some(s) => format!(" (it exited: {s})"),
+            None => String::new(),
+        };
+        format!("{how}{}", self.stderr_report())
+    }
+
+    fn fail(&mut self, why: String) -> PlayerFailure {
+        let f = PlayerFailure(format!("engine `{}`: {why}", self.command));
+        self.failed = Some(f.clone());
+        f
+    }
+
+    fn ask(&mut self, pos: &Position) -> Result<Action, String> {
+        let moves = format_game(&self.start, &self.actions);
+        let position = if moves.is_empty() {
+            "position startpos".to_string()
+        } else {
+            format!("position startpos moves {moves}")
+        };
+        self.send(&position)?;
+        let go = if self.config.go.is_empty() {
+            "go".to_string()
+        } else {
+            format!("go {}", self.config.go)
+        };
+        self.send(&go)?;
+        let timeout = self.config.move_timeout;
+        let mut info = None;
+        let action = self.expect(timeout, "`go`", |_, line| {
+            if let Some(rest) = line.strip_prefix("info") {
+                info = Some(parse_info(pos, rest));
+                return Ok(None);
+            }
+            let Some(text) = line.strip_prefix("bestmove") else {
+                return Ok(None);
+            };
+            let text = text.trim();
+            parse_action(pos, text).map(Some).map_err(|e| {
+                format!("answered `{line}` after `{position}`, which is not a legal decision: {e}")
+            })
+        })?;
+        self.last_info = info;
+        Ok(action)
+    }
+}
+
+/// Reads the fields of an `info` line we understand; others are skipped.
+fn parse_info(pos: &Position, rest: &str) -> MoveInfo {
+    let mut info = MoveInfo::default();
+    let words: Vec<&str> = rest.split_whitespace().collect();
+    let mut i = 0;
+    while i < words.len() {
+        let next = words.get(i + 1).copied().unwrap_or("");
+        match words[i] {
+            "value" => info.value = next.parse().ok(),
+            "score" => info.score = next.parse().ok(),
+            "depth" => info.depth = next.parse().ok(),
+            "nodes" => info.nodes = next.parse().ok(),
+            "pv" => {
+                let mut p = *pos;
+                for w in &words[i + 1..] {
+                    match parse_action(&p, w) {
+                        Ok(a) => {
+                            p.play_unchecked(a);
+                            info.pv.push(a);
+                        }
+                        Err(_) => break,
+                    }
+                }
+                break;
+            }
+            _ => {
+                i += 1;
+                continue;
+            }
+        }
+        i += 2;
+    }
+    info
+}
+
+impl Player for ExternalPlayer {
+    fn name(&self) -> String {
+        format!("cmd:{}", self.command)
+    }
+
+    /// Prefer [`Player::try_choose`]: this one cannot report a failure,
+    /// and answers with the first legal decision instead (the failure is
+    /// kept and every later `try_choose` returns it).
+    fn choose(&mut self, pos: &Position) -> Action {
+        match self.try_choose(pos) {
+            Ok(a) => a,
+            Err(_) => pos.legal_actions()[0],
+        }
+    }
+
+    fn try_choose(&mut self, pos: &Position) -> Result<Action, PlayerFailure> {
+        if let Some(f) = &self.failed {
+            return Err(f.clone());
+        }
+        let mut replay = self.start;
+        for &a in &self.actions {
+            replay.play_unchecked(a);
+        }
+        if replay != *pos {
+            return Err(self.fail(
+                "asked to play a position it was not shown: the game must start from the \
+                 initial position and every decision must be observed"
+                    .into(),
+            ));
+        }
+        self.ask(pos).map_err(|why| self.fail(why))
+    }
+
+    fn info(&self) -> Option<MoveInfo> {
+        self.last_info.clone()
+    }
+
+    fn new_game(&mut self, start: &Position) {
+        self.actions.clear();
+        self.start = *start;
+        self.last_info = None;
+        if self.failed.is_some() {
+            return;
+        }
+        if *start != Position::with_variant(start.variant()) {
+            self.fail("cannot be given a game that does not begin at a start position".into());
+            return;
+        }
+        let newgame = if start.variant() == Variant::BLITZ {
+            "newgame blitz"
+        } else {
+            "newgame"
+        };
+        let timeout = self.config.handshake_timeout;
+        let ready = self
+            .send(newgame)
+            .and_then(|()| self.send("isready"))
+            .and_then(|()| {
+                self.expect(timeout, "`isready`", |_, line| {
+                    Ok((line == "readyok").then_some(()))
+                })
+            });
+        if let Err(why) = ready {
+            self.fail(why);
+        }
+    }
+
+    fn observe(&mut self, _pos_before: &Position, action: Action) {
+        self.actions.push(action);
+    }
+}
+
+impl Drop for ExternalPlayer {
+    fn drop(&mut self) {
+        let _ = writeln!(self.stdin, "quit");
+        let _ = self.stdin.flush();
+        // A polite moment to quit, then no more waiting.
+        for _ in 0..25 {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            thread::sleep(Duration::from_millis(2));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}

@@ -1,0 +1,118 @@
+//! The text engine protocol (`docs/engine-protocol.md`): a server that lets
+//! other programs and GUIs drive any of our players over stdin/stdout
+//! ([`Engine`], [`serve`]), and a client that plays any program speaking
+//! the protocol as a [`Player`] ([`ExternalPlayer`]).
+//!
+//! On the command line an external program is a player spec like any other:
+//! `cmd:<command line>`, or any spec containing whitespace whose name is not
+//! a known player (`"./my-engine --level 3"`). The command runs under
+//! `sh -c`.
+//!
+//! ```
+//! use yinsh_zero::engine::{ExternalConfig, build_player, is_external};
+//!
+//! assert!(is_external("cmd:./my-engine"));
+//! assert!(is_external("./my-engine --level 3"));
+//! assert!(!is_external("alphabeta:depth=3,tt=16"));
+//! let p = build_player("greedy", 1, &ExternalConfig::default()).unwrap();
+//! assert_eq!(p.name(), "greedy");
+//! ```
+
+mod external;
+mod server;
+
+use std::time::Duration;
+
+pub use external::{ExternalError, ExternalPlayer};
+pub use server::{Engine, Reply, serve};
+
+use crate::eval::{KNOWN_PLAYERS, Player, PlayerSpec, parse_player};
+
+/// How to talk to external programs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExternalConfig {
+    /// Longest wait for `bestmove` after `go`.
+    pub move_timeout: Duration,
+    /// Longest wait for `yinshok` after `yinsh` and `readyok` after `isready`.
+    pub handshake_timeout: Duration,
+    /// Arguments sent with every `go` (e.g. `sims 200`); empty lets the
+    /// program use its own limits.
+    pub go: String,
+}
+
+impl Default for ExternalConfig {
+    fn default() -> Self {
+        ExternalConfig {
+            move_timeout: Duration::from_secs(30),
+            handshake_timeout: Duration::from_secs(10),
+            go: String::new(),
+        }
+    }
+}
+
+/// The command line of an external player spec, if it is one (see the
+/// module docs).
+pub fn external_command(spec: &str) -> Option<&str> {
+    let spec = spec.trim();
+    if let Some(cmd) = spec.strip_prefix("cmd:") {
+        return Some(cmd.trim());
+    }
+    let name = spec
+        .split(':')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
+    let known = KNOWN_PLAYERS.iter().any(|p| p.name == name);
+    (!known && spec.contains(char::is_whitespace)).then_some(spec)
+}
+
+/// Whether `spec` names an external program.
+pub fn is_external(spec: &str) -> bool {
+    external_command(spec).is_some()
+}
+
+/// One spelling per player, so that results recorded under different
+/// spellings (`Greedy`, `greedy `) count for the same player: internal
+/// specs as [`PlayerSpec`] prints them, external ones as `cmd:<command>`.
+///
+/// ```
+/// use yinsh_zero::engine::canonical_spec;
+/// assert_eq!(canonical_spec(" AlphaBeta:depth = 3"), "alphabeta:depth=3");
+/// assert_eq!(canonical_spec("./e  --x"), "cmd:./e  --x");
+/// ```
+pub fn canonical_spec(spec: &str) -> String {
+    if let Some(cmd) = external_command(spec) {
+        return format!("cmd:{cmd}");
+    }
+    match spec.parse::<PlayerSpec>() {
+        Ok(s) => s.to_string(),
+        Err(_) => spec.trim().to_string(),
+    }
+}
+
+/// Checks a spec without starting anything: internal specs are parsed,
+/// external ones must name a command.
+pub fn check_spec(spec: &str) -> Result<(), String> {
+    match external_command(spec) {
+        Some("") => Err(format!("`{spec}`: no command after `cmd:`")),
+        Some(_) => Ok(()),
+        None => parse_player(spec, 0).map(|_| ()).map_err(|e| e.to_string()),
+    }
+}
+
+/// Builds the player of any spec: ours through [`parse_player`], external
+/// programs through [`ExternalPlayer::spawn`] (which starts the program and
+/// completes the handshake).
+pub fn build_player(
+    spec: &str,
+    seed: u64,
+    external: &ExternalConfig,
+) -> Result<Box<dyn Player>, String> {
+    match external_command(spec) {
+        Some(cmd) => ExternalPlayer::spawn(cmd, external.clone())
+            .map(|p| Box::new(p) as Box<dyn Player>)
+            .map_err(|e| e.to_string()),
+        None => parse_player(spec, seed).map_err(|e| e.to_string()),
+    }
+}

@@ -1,0 +1,662 @@
+//! The arena: many players, many games, paired openings, in parallel and
+//! reproducible, with forfeits instead of aborts.
+//!
+//! A round robin plays every pair of players; a gauntlet plays one player
+//! against each of a list. Within a pairing, game `g` starts from opening
+//! `g / 2` and the players swap colours between the two games of an opening,
+//! so neither side profits from a lopsided opening. Openings are `k` random
+//! ring placements (seeded, the same for every pairing) or come from a fixed
+//! list. Games are interleaved across pairings, so a run stopped early still
+//! has about as many games of every pairing.
+//!
+//! A player that fails (an external program that crashes, hangs or breaks
+//! the protocol, or any player returning an illegal action) loses that game
+//! by forfeit; the game is reported and the arena goes on.
+//!
+//! Results are written one JSON line per game ([`ArenaGame`]) to
+//! `<run>/eval/*.jsonl` ([`write_history`]), and every file there is read
+//! back ([`read_history`]) so that ratings accumulate across runs.
+
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use super::elo::{EloError, EloFit, PairResults, ResultTable, elo_from_score};
+use super::game::PlayError;
+use super::player::Player;
+use super::seed::sub_seed;
+use super::sprt::{Sprt, Verdict};
+use crate::run::atomic::write_atomic;
+use crate::yinsh::notation::format_game;
+use crate::yinsh::{Action, Color, Decision, Position, Variant};
+
+/// Builds the player for a spec with a seed; an error forfeits the game.
+/// [`crate::engine::build_player`] (internal and external players) and
+/// [`super::parse_player`] (internal only) both fit.
+pub type PlayerFactory<'a> = dyn Fn(&str, u64) -> Result<Box<dyn Player>, String> + Sync + 'a;
+
+/// Where games start.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Openings {
+    /// This many ring placements (alternating, White first), uniformly at
+    /// random from the arena's seed; 0 starts every game from the empty
+    /// board.
+    RandomRings(u32),
+    /// Fixed openings (decisions from the start of the variant), used in
+    /// turn; each is played with both colours.
+    Fixed(Vec<Vec<Action>>),
+}
+
+/// What to play.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ArenaConfig {
+    /// Player specs: all play each other, or each plays the gauntlet player.
+    pub players: Vec<String>,
+    /// A player that plays each of `players` (and they not each other).
+    pub gauntlet: Option<String>,
+    /// Games per pairing (the most, with an SPRT).
+    pub games: u32,
+    pub seed: u64,
+    pub variant: Variant,
+    pub openings: Openings,
+    /// Swap colours between the two games of each opening. Without it, the
+    /// first player of each pairing has White in every game.
+    pub alternate: bool,
+    /// Stop a two-player match once the test decides.
+    pub sprt: Option<Sprt>,
+}
+
+impl ArenaConfig {
+    /// A round robin of `players`, `games` games per pairing, standard rules,
+    /// openings of 4 random ring placements, colours alternating.
+    pub fn round_robin(players: &[&str], games: u32, seed: u64) -> ArenaConfig {
+        ArenaConfig {
+            players: players.iter().map(|p| p.to_string()).collect(),
+            gauntlet: None,
+            games,
+            seed,
+            variant: Variant::STANDARD,
+            openings: Openings::RandomRings(4),
+            alternate: true,
+            sprt: None,
+        }
+    }
+
+    /// The pairings, each as (first, second) spec.
+    pub fn pairings(&self) -> Vec<(String, String)> {
+        match &self.gauntlet {
+            Some(g) => self
+                .players
+                .iter()
+                .map(|p| (g.clone(), p.clone()))
+                .collect(),
+            None => {
+                let mut v = Vec::new();
+                for (i, a) in self.players.iter().enumerate() {
+                    for b in &self.players[i + 1..] {
+                        v.push((a.clone(), b.clone()));
+                    }
+                }
+                v
+            }
+        }
+    }
+
+    /// The decisions of opening `o`.
+    pub fn opening(&self, o: u32) -> Vec<Action> {
+        match &self.openings {
+            Openings::Fixed(list) if !list.is_empty() => list[o as usize % list.len()].clone(),
+            Openings::Fixed(_) => Vec::new(),
+            Openings::RandomRings(k) => {
+                let mut rng = SmallRng::seed_from_u64(sub_seed(self.seed ^ 0x09e1_11a6, o as u64));
+                let mut pos = Position::with_variant(self.variant);
+                let mut out = Vec::new();
+                while out.len() < *k as usize && pos.decision() == Decision::PlaceRing {
+                    let legal = pos.legal_actions();
+                    let a = legal[rng.random_range(0..legal.len())];
+                    pos.play_unchecked(a);
+                    out.push(a);
+                }
+                out
+            }
+        }
+    }
+}
+
+/// A player lost a game by failing.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Forfeit {
+    /// `white` or `black`: the side that failed and lost.
+    pub side: String,
+    pub player: String,
+    pub error: String,
+}
+
+/// One finished game, as written to `<run>/eval/*.jsonl`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ArenaGame {
+    /// Index of the game in its arena run (the order of the schedule).
+    pub index: u32,
+    /// The pairing's two specs and which of them had White.
+    pub first: String,
+    pub second: String,
+    pub white: String,
+    pub black: String,
+    /// Whether `first` had White (it may equal `second`).
+    pub first_white: bool,
+    /// The opening, in official notation (empty for the empty board).
+    pub opening: String,
+    /// `1-0`, `0-1` or `1/2-1/2`.
+    pub result: String,
+    /// White's points: 1, 0.5 or 0.
+    pub score_white: f64,
+    /// `three_rings`, `pool_empty`, `double_pass`, `resign` or `forfeit`.
+    pub reason: String,
+    /// Decisions played, the opening's included.
+    pub length: usize,
+    #[serde(default)]
+    pub forfeit: Option<Forfeit>,
+    /// The game's seed (players' seeds derive from it) and the run's.
+    pub seed: u64,
+    pub arena_seed: u64,
+    /// `standard` or `blitz`.
+    pub variant: String,
+}
+
+impl ArenaGame {
+    /// The first player's points.
+    pub fn score_first(&self) -> f64 {
+        if self.first_white {
+            self.score_white
+        } else {
+            1.0 - self.score_white
+        }
+    }
+}
+
+/// Plays one game from the start of `variant` through `opening` (which
+/// both players observe, as if played) to the end. A player that fails or
+/// chooses an illegal action loses by forfeit: the error comes back along
+/// with the decisions played.
+///
+/// ```
+/// use yinsh_zero::eval::{RandomPlayer, GreedyPlayer, play_from_opening};
+/// use yinsh_zero::yinsh::{Action, Position, Variant};
+///
+/// let opening = [Action::Place("e3".parse().unwrap())];
+/// let (mut w, mut b) = (RandomPlayer::new(1), GreedyPlayer::new(2));
+/// let (actions, end) = play_from_opening(&mut w, &mut b, Variant::STANDARD, &opening);
+/// let outcome = end.unwrap();
+/// assert_eq!(actions[0].to_string(), "e3");
+/// let mut pos = Position::new();
+/// for a in &actions { pos.play(*a).unwrap(); }
+/// assert_eq!(pos.outcome(), Some(outcome));
+/// ```
+pub fn play_from_opening(
+    white: &mut dyn Player,
+    black: &mut dyn Player,
+    variant: Variant,
+    opening: &[Action],
+) -> (Vec<Action>, Result<crate::yinsh::Outcome, PlayError>) {
+    let start = Position::with_variant(variant);
+    white.new_game(&start);
+    black.new_game(&start);
+    let mut pos = start;
+    let mut actions = Vec::with_capacity(128);
+    for &a in opening {
+        let before = pos;
+        if pos.play(a).is_err() {
+            // Openings are checked when configured; an illegal one here is
+            // a bug in the caller.
+            panic!(
+                "opening decision `{a}` is illegal at step {}",
+                actions.len()
+            );
+        }
+        white.observe(&before, a);
+        black.observe(&before, a);
+        actions.push(a);
+    }
+    while !pos.is_over() {
+        let colour = pos.to_act();
+        let player: &mut dyn Player = match colour {
+            Color::White => white,
+            Color::Black => black,
+        };
+        let action = match player.try_choose(&pos) {
+            Ok(a) => a,
+            Err(failure) => {
+                let e = PlayError::PlayerFailed {
+                    player: player.name(),
+                    colour,
+                    step: actions.len(),
+                    failure,
+                };
+                return (actions, Err(e));
+            }
+        };
+        let before = pos;
+        if let Err(e) = pos.play(action) {
+            let e = PlayError::IllegalAction {
+                player: player.name(),
+                colour,
+                step: actions.len(),
+                action: e.action,
+                reason: e.reason,
+                position: before.to_string(),
+            };
+            return (actions, Err(e));
+        }
+        white.observe(&before, action);
+        black.observe(&before, action);
+        actions.push(action);
+    }
+    let outcome = pos.outcome().expect("a finished game has an outcome");
+    (actions, Ok(outcome))
+}
+
+/// The results of one pairing.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PairingResult {
+    pub first: String,
+    pub second: String,
+    /// From the first player's point of view.
+    pub results: PairResults,
+    pub first_as_white: PairResults,
+    pub first_as_black: PairResults,
+    pub score: f64,
+    /// 95% interval of the first player's score.
+    pub score_low: f64,
+    pub score_high: f64,
+    /// Elo difference implied by the score and by the interval's ends
+    /// (infinite for a sweep, written as null in JSON).
+    pub elo: f64,
+    pub elo_low: f64,
+    pub elo_high: f64,
+    /// Games lost by forfeit by the first / second player.
+    pub forfeits_first: u32,
+    pub forfeits_second: u32,
+}
+
+impl PairingResult {
+    /// Tallies `games` (all of this pairing).
+    pub fn from_games(first: &str, second: &str, games: &[&ArenaGame]) -> PairingResult {
+        let mut r = PairingResult {
+            first: first.into(),
+            second: second.into(),
+            results: PairResults::default(),
+            first_as_white: PairResults::default(),
+            first_as_black: PairResults::default(),
+            score: 0.5,
+            score_low: 0.0,
+            score_high: 1.0,
+            elo: 0.0,
+            elo_low: f64::NEG_INFINITY,
+            elo_high: f64::INFINITY,
+            forfeits_first: 0,
+            forfeits_second: 0,
+        };
+        for g in games {
+            let s = g.score_first();
+            let first_white = g.first_white;
+            for t in [
+                &mut r.results,
+                if first_white {
+                    &mut r.first_as_white
+                } else {
+                    &mut r.first_as_black
+                },
+            ] {
+                if s > 0.75 {
+                    t.wins += 1;
+                } else if s < 0.25 {
+                    t.losses += 1;
+                } else {
+                    t.draws += 1;
+                }
+            }
+            if let Some(f) = &g.forfeit {
+                let white_failed = f.side == "white";
+                if white_failed == first_white {
+                    r.forfeits_first += 1;
+                } else {
+                    r.forfeits_second += 1;
+                }
+            }
+        }
+        r.score = r.results.score();
+        (r.score_low, r.score_high) = r.results.score_interval();
+        r.elo = elo_from_score(r.score);
+        r.elo_low = elo_from_score(r.score_low);
+        r.elo_high = elo_from_score(r.score_high);
+        r
+    }
+}
+
+/// Where a two-player match stopped under an SPRT.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SprtReport {
+    pub sprt: Sprt,
+    pub llr: f64,
+    pub lower_bound: f64,
+    pub upper_bound: f64,
+    pub verdict: Verdict,
+    pub games: u32,
+}
+
+/// Everything an arena run played.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ArenaResult {
+    pub seed: u64,
+    pub pairings: Vec<PairingResult>,
+    /// Every game, in schedule order.
+    pub games: Vec<ArenaGame>,
+    pub sprt: Option<SprtReport>,
+}
+
+impl ArenaResult {
+    /// The games that ended by forfeit.
+    pub fn forfeits(&self) -> impl Iterator<Item = &ArenaGame> {
+        self.games.iter().filter(|g| g.forfeit.is_some())
+    }
+}
+
+/// Why an arena could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum ArenaError {
+    #[error("the arena needs at least two players (or a gauntlet player and one opponent)")]
+    TooFewPlayers,
+    #[error("--games must be at least 1")]
+    NoGames,
+    #[error("an SPRT needs exactly one pairing, this arena has {0}")]
+    SprtNeedsOnePairing(usize),
+}
+
+/// Plays the arena described by `config`, its games in parallel on the
+/// current rayon pool, building players with `factory`.
+///
+/// Game `k` of the schedule is seeded from `sub_seed(config.seed, k)`, its
+/// players from that, and openings from the seed alone, so results depend
+/// only on the config, never on the number of threads; with an SPRT, the
+/// match stops at the first game (in schedule order) after which the test
+/// decides. `progress` sees each batch of finished games in order (for
+/// writing them out as they come).
+///
+/// ```
+/// use yinsh_zero::eval::{ArenaConfig, parse_player, run_arena};
+///
+/// let config = ArenaConfig::round_robin(&["random", "greedy"], 4, 7);
+/// let factory = |spec: &str, seed: u64| parse_player(spec, seed).map_err(|e| e.to_string());
+/// let r = run_arena(&config, &factory, &mut |_| {}).unwrap();
+/// assert_eq!(r.games.len(), 4);
+/// assert_eq!(r.pairings[0].first_as_white.games(), 2);
+/// // Game 1 repeats game 0's opening with colours swapped.
+/// assert_eq!(r.games[0].opening, r.games[1].opening);
+/// assert_eq!(r.games[0].white, r.games[1].black);
+/// ```
+pub fn run_arena(
+    config: &ArenaConfig,
+    factory: &PlayerFactory,
+    progress: &mut dyn FnMut(&[ArenaGame]),
+) -> Result<ArenaResult, ArenaError> {
+    let pairings = config.pairings();
+    if pairings.is_empty() {
+        return Err(ArenaError::TooFewPlayers);
+    }
+    if config.games == 0 {
+        return Err(ArenaError::NoGames);
+    }
+    if config.sprt.is_some() && pairings.len() != 1 {
+        return Err(ArenaError::SprtNeedsOnePairing(pairings.len()));
+    }
+    let total = config.games as usize * pairings.len();
+    // Batches bound the games wasted past an SPRT decision and how often
+    // progress is reported; they never change a game's result.
+    let batch = (rayon::current_num_threads() * 4).max(8);
+    let mut games: Vec<ArenaGame> = Vec::with_capacity(total);
+    let mut sprt_report = None;
+    let mut running = PairResults::default();
+    'batches: for start in (0..total).step_by(batch) {
+        let end = (start + batch).min(total);
+        let played: Vec<ArenaGame> = (start..end)
+            .into_par_iter()
+            .map(|k| play_scheduled(config, &pairings, k, factory))
+            .collect();
+        let mut kept = played.len();
+        if let Some(sprt) = &config.sprt {
+            for (n, g) in played.iter().enumerate() {
+                let s = g.score_first();
+                if s > 0.75 {
+                    running.wins += 1;
+                } else if s < 0.25 {
+                    running.losses += 1;
+                } else {
+                    running.draws += 1;
+                }
+                let verdict = sprt.verdict(&running);
+                let (lo, hi) = sprt.bounds();
+                sprt_report = Some(SprtReport {
+                    sprt: *sprt,
+                    llr: sprt.llr(&running),
+                    lower_bound: lo,
+                    upper_bound: hi,
+                    verdict,
+                    games: running.games(),
+                });
+                if verdict != Verdict::Continue {
+                    kept = n + 1;
+                    break;
+                }
+            }
+        }
+        progress(&played[..kept]);
+        let decided = kept < played.len()
+            || sprt_report
+                .as_ref()
+                .is_some_and(|r| r.verdict != Verdict::Continue);
+        games.extend(played.into_iter().take(kept));
+        if decided {
+            break 'batches;
+        }
+    }
+    let pairing_results = pairings
+        .iter()
+        .map(|(a, b)| {
+            let mine: Vec<&ArenaGame> = games
+                .iter()
+                .filter(|g| &g.first == a && &g.second == b)
+                .collect();
+            PairingResult::from_games(a, b, &mine)
+        })
+        .collect();
+    Ok(ArenaResult {
+        seed: config.seed,
+        pairings: pairing_results,
+        games,
+        sprt: sprt_report,
+    })
+}
+
+/// Plays game `k` of the schedule.
+fn play_scheduled(
+    config: &ArenaConfig,
+    pairings: &[(String, String)],
+    k: usize,
+    factory: &PlayerFactory,
+) -> ArenaGame {
+    let p = k % pairings.len();
+    let g = (k / pairings.len()) as u32;
+    let (first, second) = &pairings[p];
+    let first_white = !config.alternate || g.is_multiple_of(2);
+    let opening = config.opening(g / 2);
+    let seed = sub_seed(config.seed, k as u64);
+    let (white, black) = if first_white {
+        (first, second)
+    } else {
+        (second, first)
+    };
+    let (white_seed, black_seed) = if first_white {
+        (sub_seed(seed, 0), sub_seed(seed, 1))
+    } else {
+        (sub_seed(seed, 1), sub_seed(seed, 0))
+    };
+    let start = Position::with_variant(config.variant);
+    let mut game = ArenaGame {
+        index: k as u32,
+        first: first.clone(),
+        second: second.clone(),
+        white: white.clone(),
+        black: black.clone(),
+        first_white,
+        opening: format_game(&start, &opening),
+        result: String::new(),
+        score_white: 0.5,
+        reason: String::new(),
+        length: 0,
+        forfeit: None,
+        seed,
+        arena_seed: config.seed,
+        variant: if config.variant == Variant::BLITZ {
+            "blitz".into()
+        } else {
+            "standard".into()
+        },
+    };
+    let forfeit = |game: &mut ArenaGame, side: Color, error: String| {
+        game.score_white = if side == Color::White { 0.0 } else { 1.0 };
+        game.reason = "forfeit".into();
+        game.forfeit = Some(Forfeit {
+            side: side.to_string(),
+            player: if side == Color::White {
+                game.white.clone()
+            } else {
+                game.black.clone()
+            },
+            error,
+        });
+    };
+    match (factory(white, white_seed), factory(black, black_seed)) {
+        (Err(e), _) => forfeit(&mut game, Color::White, e),
+        (_, Err(e)) => forfeit(&mut game, Color::Black, e),
+        (Ok(mut w), Ok(mut b)) => {
+            let (actions, end) =
+                play_from_opening(w.as_mut(), b.as_mut(), config.variant, &opening);
+            game.length = actions.len();
+            match end {
+                Ok(outcome) => {
+                    game.score_white = (outcome.score_for(Color::White) as f64 + 1.0) / 2.0;
+                    game.reason = outcome.reason.name().into();
+                }
+                Err(e) => forfeit(&mut game, e.colour(), e.to_string()),
+            }
+        }
+    }
+    game.result = match game.score_white {
+        s if s > 0.75 => "1-0",
+        s if s < 0.25 => "0-1",
+        _ => "1/2-1/2",
+    }
+    .into();
+    game
+}
+
+/// Fits Elo ratings to `games`, anchored at `random` when it played, else
+/// at `fallback_anchor`. Returns the fit and the anchor used.
+pub fn fit_games(games: &[ArenaGame], fallback_anchor: &str) -> Result<EloFit, EloError> {
+    let mut table = ResultTable::new();
+    for g in games {
+        table.add_game(&g.white, &g.black, g.score_white);
+    }
+    let anchor = if table.players().iter().any(|p| p == "random") {
+        "random"
+    } else {
+        fallback_anchor
+    };
+    table.fit_elo(anchor)
+}
+
+/// A history file could not be read or written.
+#[derive(Debug, thiserror::Error)]
+pub enum HistoryError {
+    #[error("{path}: {error}")]
+    Io { path: PathBuf, error: io::Error },
+    #[error("{path}, line {line}: not a game record: {error}")]
+    Parse {
+        path: PathBuf,
+        line: usize,
+        error: serde_json::Error,
+    },
+}
+
+/// Every game recorded in the `*.jsonl` files of `dir` (usually
+/// `<run>/eval`), files in name order. A missing folder has no games.
+pub fn read_history(dir: &Path) -> Result<Vec<ArenaGame>, HistoryError> {
+    let io_err = |path: &Path, error| HistoryError::Io {
+        path: path.to_path_buf(),
+        error,
+    };
+    let entries = match fs::read_dir(dir) {
+        Ok(e) => e,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(io_err(dir, e)),
+    };
+    let mut files: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+        .collect();
+    files.sort();
+    let mut games = Vec::new();
+    for path in files {
+        let text = fs::read_to_string(&path).map_err(|e| io_err(&path, e))?;
+        for (i, line) in text.lines().enumerate() {
+            if line.trim().is_empty() {
+                continue;
+            }
+            let g = serde_json::from_str(line).map_err(|error| HistoryError::Parse {
+                path: path.clone(),
+                line: i + 1,
+                error,
+            })?;
+            games.push(g);
+        }
+    }
+    Ok(games)
+}
+
+/// A fresh file name in `dir` for this run's games: one past the highest
+/// numbered `NNNNNN-*.jsonl` there, with the process id so that two runs
+/// started together do not collide.
+pub fn new_history_file(dir: &Path) -> PathBuf {
+    let next = fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .filter_map(|e| e.ok())
+                .filter_map(|e| {
+                    let name = e.file_name().into_string().ok()?;
+                    name.split(['-', '.']).next()?.parse::<u64>().ok()
+                })
+                .max()
+                .map_or(1, |n| n + 1)
+        })
+        .unwrap_or(1);
+    dir.join(format!("{next:06}-{}.jsonl", std::process::id()))
+}
+
+/// Writes `games` as JSON lines to `path`, atomically (a reader sees the
+/// old file or the new one, never half of it).
+pub fn write_history(path: &Path, games: &[ArenaGame]) -> Result<(), HistoryError> {
+    let mut text = String::new();
+    for g in games {
+        text += &serde_json::to_string(g).expect("game records serialize");
+        text.push('\n');
+    }
+    write_atomic(path, text.as_bytes()).map_err(|error| HistoryError::Io {
+        path: path.to_path_buf(),
+        error,
+    })
+}

@@ -1,0 +1,247 @@
+//! The arena, Elo and SPRT through the public library API and the binary.
+
+use std::process::Command;
+
+use yinsh_zero::eval::{
+    ArenaConfig, ArenaGame, Openings, PairResults, Player, Sprt, Verdict, fit_games,
+    new_history_file, parse_player, read_history, run_arena, write_history,
+};
+use yinsh_zero::yinsh::notation::parse_game;
+use yinsh_zero::yinsh::{Action, Position};
+
+fn internal(spec: &str, seed: u64) -> Result<Box<dyn Player>, String> {
+    parse_player(spec, seed).map_err(|e| e.to_string())
+}
+
+fn arena_on(threads: usize, config: &ArenaConfig) -> Vec<ArenaGame> {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .unwrap();
+    pool.install(|| run_arena(config, &internal, &mut |_| {}).unwrap().games)
+}
+
+#[test]
+fn results_depend_on_the_seed_not_the_threads() {
+    let config = ArenaConfig::round_robin(&["random", "greedy", "alphabeta:depth=1"], 6, 11);
+    let one = arena_on(1, &config);
+    let two = arena_on(2, &config);
+    assert_eq!(one, two);
+    assert_eq!(one.len(), 18);
+    let other = arena_on(2, &ArenaConfig { seed: 12, ..config });
+    assert_ne!(one, other);
+}
+
+#[test]
+fn openings_are_paired_with_colours_swapped() {
+    let config = ArenaConfig::round_robin(&["random", "greedy"], 8, 3);
+    let games = arena_on(2, &config);
+    let start = Position::new();
+    for pair in games.chunks(2) {
+        let (a, b) = (&pair[0], &pair[1]);
+        assert_eq!(a.opening, b.opening);
+        assert_eq!(
+            (a.white.as_str(), a.black.as_str()),
+            (b.black.as_str(), b.white.as_str())
+        );
+        assert!(a.first_white && !b.first_white);
+        // Four ring placements, legal from the start.
+        assert_eq!(parse_game(&start, &a.opening).unwrap().len(), 4);
+        assert!(a.length > 4);
+    }
+    // Different openings for different pairs of games.
+    assert_ne!(games[0].opening, games[2].opening);
+}
+
+#[test]
+fn fixed_openings_are_used_in_turn() {
+    let start = Position::new();
+    let list = vec![
+        parse_game(&start, "a2 b2").unwrap(),
+        parse_game(&start, "k7 k8 k9").unwrap(),
+    ];
+    let config = ArenaConfig {
+        openings: Openings::Fixed(list),
+        ..ArenaConfig::round_robin(&["random", "greedy"], 6, 5)
+    };
+    let openings: Vec<String> = arena_on(1, &config)
+        .into_iter()
+        .map(|g| g.opening)
+        .collect();
+    assert_eq!(
+        openings,
+        ["a2 b2", "a2 b2", "k7 k8 k9", "k7 k8 k9", "a2 b2", "a2 b2"]
+    );
+}
+
+/// Plays `pass` whatever the position: illegal until the very rare walled-in
+/// case, so it forfeits.
+struct Passer;
+
+impl Player for Passer {
+    fn name(&self) -> String {
+        "passer".into()
+    }
+    fn choose(&mut self, _pos: &Position) -> Action {
+        Action::Pass
+    }
+}
+
+#[test]
+fn failing_players_forfeit_and_the_arena_goes_on() {
+    let factory = |spec: &str, seed: u64| -> Result<Box<dyn Player>, String> {
+        match spec {
+            "passer" => Ok(Box::new(Passer)),
+            "broken" => Err("cannot start `broken`: no such program".into()),
+            _ => internal(spec, seed),
+        }
+    };
+    let config = ArenaConfig {
+        gauntlet: Some("random".into()),
+        ..ArenaConfig::round_robin(&["passer", "broken"], 4, 1)
+    };
+    let r = run_arena(&config, &factory, &mut |_| {}).unwrap();
+    assert_eq!(r.games.len(), 8);
+    assert_eq!(r.forfeits().count(), 8);
+    for p in &r.pairings {
+        assert_eq!(
+            p.results,
+            PairResults {
+                wins: 4,
+                draws: 0,
+                losses: 0
+            },
+            "{p:?}"
+        );
+        assert_eq!((p.forfeits_first, p.forfeits_second), (0, 4));
+    }
+    let g = r.games.iter().find(|g| g.second == "passer").unwrap();
+    let f = g.forfeit.as_ref().unwrap();
+    assert_eq!(f.player, "passer");
+    assert!(
+        f.error.contains("`pass`") && f.error.contains("illegal"),
+        "{}",
+        f.error
+    );
+    let g = r.games.iter().find(|g| g.second == "broken").unwrap();
+    assert!(
+        g.forfeit
+            .as_ref()
+            .unwrap()
+            .error
+            .contains("no such program")
+    );
+    assert_eq!(g.reason, "forfeit");
+}
+
+#[test]
+fn sprt_stops_a_lopsided_match_early() {
+    let config = ArenaConfig {
+        gauntlet: Some("greedy".into()),
+        sprt: Some(Sprt::new(0.0, 100.0).unwrap()),
+        ..ArenaConfig::round_robin(&["random"], 400, 9)
+    };
+    let r = arena_on(2, &config);
+    assert!(r.len() < 100, "greedy crushes random: {} games", r.len());
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .unwrap();
+    let full = pool.install(|| run_arena(&config, &internal, &mut |_| {}).unwrap());
+    let s = full.sprt.unwrap();
+    assert_eq!(s.verdict, Verdict::AcceptH1);
+    assert_eq!(
+        s.games as usize,
+        r.len(),
+        "the stop does not depend on threads"
+    );
+    assert!(s.llr >= s.upper_bound);
+}
+
+#[test]
+fn history_round_trips_and_feeds_the_ratings() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = ArenaConfig::round_robin(&["random", "greedy"], 10, 2);
+    let games = arena_on(2, &config);
+    let first = new_history_file(dir.path());
+    write_history(&first, &games).unwrap();
+    let second = new_history_file(dir.path());
+    assert_ne!(first, second);
+    assert!(
+        second
+            .file_name()
+            .unwrap()
+            .to_str()
+            .unwrap()
+            .starts_with("000002-")
+    );
+    write_history(&second, &games[..4]).unwrap();
+    let back = read_history(dir.path()).unwrap();
+    assert_eq!(back.len(), 14);
+    assert_eq!(&back[..10], &games[..]);
+    let fit = fit_games(&back, "greedy").unwrap();
+    assert_eq!(fit.anchor, "random");
+    assert_eq!(fit.rating("random").unwrap().elo, 0.0);
+    assert!(fit.rating("greedy").unwrap().elo > 100.0, "{fit:?}");
+    std::fs::write(dir.path().join("000003-1.jsonl"), "{not json\n").unwrap();
+    let err = read_history(dir.path()).unwrap_err().to_string();
+    assert!(err.contains("000003-1.jsonl, line 1"), "{err}");
+}
+
+#[test]
+fn evaluate_command_prints_tables_records_and_folds_history() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().to_str().unwrap();
+    let json = dir.path().join("out.json");
+    let evaluate = |seed: &str| {
+        let out = Command::new(env!("CARGO_BIN_EXE_yinsh-zero"))
+            .args([
+                "evaluate",
+                "--players",
+                "random,alphabeta:depth=1,tt=12,greedy",
+                "--games",
+                "4",
+                "--threads",
+                "2",
+                "--seed",
+                seed,
+                "--run",
+                run,
+                "--json",
+                json.to_str().unwrap(),
+            ])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let text = evaluate("1");
+    assert!(
+        text.contains("random vs alphabeta:depth=1,tt=12")
+            && text.contains("alphabeta:depth=1,tt=12 vs greedy"),
+        "{text}"
+    );
+    assert!(text.contains("anchored at random = 0"), "{text}");
+    evaluate("2");
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert_eq!(
+        v["pairings"][0]["results"]["wins"].as_u64().unwrap()
+            + v["pairings"][0]["results"]["draws"].as_u64().unwrap()
+            + v["pairings"][0]["results"]["losses"].as_u64().unwrap(),
+        4
+    );
+    let greedy = v["ratings"]["ratings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["player"] == "greedy")
+        .unwrap();
+    assert_eq!(greedy["games"], 16, "both runs' games are rated: {v}");
+    assert_eq!(v["ratings_this_run"]["ratings"][0]["games"], 8);
+    let files = std::fs::read_dir(dir.path().join("eval")).unwrap().count();
+    assert_eq!(files, 2);
+}
