@@ -12,4 +12,5 @@ pub mod replay;
 pub mod run;
 pub mod selfplay;
 pub mod stats;
+pub mod web;
 pub mod yinsh;

@@ -9,6 +9,7 @@ mod bench;
 mod matchcmd;
 mod perft;
 mod replay;
+mod serve;
 mod stats;
 
 /// AlphaZero-style self-play trainer for the board game YINSH.
@@ -31,6 +32,8 @@ enum Command {
     Match(matchcmd::Args),
     /// Measure the speed of a hot path.
     Bench(bench::Args),
+    /// Serve the play page, the rules, the training dashboard and a JSON API.
+    Serve(serve::Args),
 }
 
 pub fn main() -> ExitCode {
@@ -41,6 +44,7 @@ pub fn main() -> ExitCode {
         Command::Stats(a) => stats::run(a),
         Command::Match(a) => matchcmd::run(a),
         Command::Bench(a) => bench::run(a),
+        Command::Serve(a) => serve::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
