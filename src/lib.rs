@@ -16,4 +16,5 @@ pub mod run;
 pub mod selfplay;
 pub mod stats;
 pub mod train;
+pub mod web;
 pub mod yinsh;

@@ -12,6 +12,7 @@ mod matchcmd;
 mod perft;
 mod replay;
 mod selfplay;
+mod serve;
 mod stats;
 
 /// AlphaZero-style self-play trainer for the board game YINSH.
@@ -40,6 +41,8 @@ enum Command {
     Evaluate(evaluate::Args),
     /// Speak the text engine protocol on stdin/stdout (docs/engine-protocol.md).
     Engine(engine::Args),
+    /// Serve the play page, the rules, the training dashboard and a JSON API.
+    Serve(serve::Args),
 }
 
 pub fn main() -> ExitCode {
@@ -53,6 +56,7 @@ pub fn main() -> ExitCode {
         Command::Selfplay(a) => selfplay::run(a),
         Command::Evaluate(a) => evaluate::run(a),
         Command::Engine(a) => engine::run(a),
+        Command::Serve(a) => serve::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,0 +1,74 @@
+//! `yinsh-zero serve`: the play page, the rules, the dashboard and the JSON API.
+
+use std::io::Write;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::Context;
+
+use yinsh_zero::web::{ServeConfig, bounded_spec, serve};
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Run directory whose metrics and evaluations the dashboard shows.
+    #[arg(long, value_name = "DIR")]
+    pub run: Option<PathBuf>,
+    /// The opponent the page offers first: a player spec such as
+    /// `mcts-rollout:playouts=2000` or `alphabeta:depth=3`.
+    #[arg(
+        long,
+        value_name = "SPEC",
+        default_value = "mcts-rollout:playouts=2000"
+    )]
+    pub player: String,
+    /// Port to listen on; 0 picks a free one (the address is printed).
+    #[arg(long, default_value_t = 8080)]
+    pub port: u16,
+    /// Address to listen on.
+    #[arg(long, default_value = "127.0.0.1")]
+    pub host: String,
+    /// Most milliseconds an engine may think per decision.
+    #[arg(long, default_value_t = 2000)]
+    pub think_ms: u64,
+    /// Simulations of the agent's-view search.
+    #[arg(long, default_value_t = 300)]
+    pub analysis_sims: u32,
+}
+
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let max_think = Duration::from_millis(args.think_ms.max(1));
+    // Fail at start-up, not at the first game, on a bad default opponent.
+    if !args.player.eq_ignore_ascii_case(yinsh_zero::web::HUMAN) {
+        let spec = bounded_spec(&args.player, max_think)?;
+        yinsh_zero::eval::parse_player(&spec, 0)
+            .with_context(|| format!("--player `{}`", args.player))?;
+    }
+    if let Some(dir) = &args.run {
+        anyhow::ensure!(dir.is_dir(), "--run {}: not a directory", dir.display());
+    }
+    let config = ServeConfig {
+        run_dir: args.run,
+        default_opponent: args.player,
+        max_think,
+        analysis_simulations: args.analysis_sims.max(1),
+        ..ServeConfig::default()
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("starting the async runtime")?;
+    runtime.block_on(async move {
+        let addr: SocketAddr = format!("{}:{}", args.host, args.port)
+            .parse()
+            .with_context(|| format!("`{}:{}` is not an address", args.host, args.port))?;
+        let listener = tokio::net::TcpListener::bind(addr)
+            .await
+            .with_context(|| format!("binding {addr}"))?;
+        let bound = listener.local_addr()?;
+        // Tests and scripts read this line to find the port.
+        println!("listening on http://{bound}/");
+        std::io::stdout().flush()?;
+        serve(listener, config).await.context("serving")
+    })
+}

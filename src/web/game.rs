@@ -1,0 +1,555 @@
+//! One game on the server: the moves so far, who the human is, and the
+//! engine opponent that follows the game.
+
+use std::time::Duration;
+
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+use serde::Serialize;
+
+use crate::eval::{KNOWN_PLAYERS, Player, PlayerSpec, PlayerSpecError, parse_player};
+use crate::yinsh::notation::{NotationError, format_turns, parse_action};
+use crate::yinsh::{Action, Color, Decision, Point, Position};
+
+/// The opponent spec that means "no engine: both sides are played by hand".
+pub const HUMAN: &str = "human";
+
+/// What a new game is made of.
+#[derive(Clone, Debug)]
+pub struct GameOptions {
+    /// The colour the human plays.
+    pub human: Color,
+    /// A player spec (see [`crate::eval::parse_player`]) or [`HUMAN`].
+    pub opponent: String,
+    /// One ring wins.
+    pub blitz: bool,
+    /// Start from ten random ring placements instead of an empty board.
+    pub random_placement: bool,
+    /// Seeds the engine and the random placement.
+    pub seed: u64,
+}
+
+/// Why a request about a game was refused. Each variant names the problem
+/// in words a player can act on.
+#[derive(Debug, thiserror::Error)]
+pub enum GameError {
+    #[error("bad opponent: {0}")]
+    Opponent(#[from] PlayerSpecError),
+    #[error(
+        "opponent `{spec}` thinks {asked} ms per decision; this server allows at most {max} ms"
+    )]
+    ThinkTooLong { spec: String, asked: u64, max: u64 },
+    #[error("opponent `{spec}`: option `time={value}` is not a whole number of milliseconds")]
+    BadTime { spec: String, value: String },
+    #[error("{0}")]
+    Notation(#[from] NotationError),
+    #[error("the game is over")]
+    GameOver,
+    #[error("it is the engine's turn ({0} to act): ask the engine to move")]
+    EngineToAct(Color),
+    #[error("it is your turn ({0} to act): the engine has nothing to do")]
+    HumanToAct(Color),
+    #[error("this game has no engine opponent")]
+    NoEngine,
+    #[error("the engine is still thinking about this game")]
+    EngineBusy,
+    #[error("nothing to undo")]
+    NothingToUndo,
+    #[error("the engine `{spec}` chose `{action}`, which is not legal: {why}")]
+    EngineBug {
+        spec: String,
+        action: String,
+        why: String,
+    },
+}
+
+/// A game between a human and an engine (or two humans at one screen).
+pub struct Game {
+    start: Position,
+    pos: Position,
+    actions: Vec<Action>,
+    /// Leading actions that undo never takes back (a random opening).
+    fixed: usize,
+    human: Color,
+    /// The bounded spec the engine was built from, or [`HUMAN`].
+    opponent: String,
+    /// `None` for two humans, and while the engine thinks (it is lent out).
+    engine: Option<Box<dyn Player>>,
+    thinking: bool,
+    seed: u64,
+    /// Bumped by every change, so a lent engine's answer can be matched to
+    /// the position it was asked about.
+    version: u64,
+    /// The markers the last ring move flipped (for the page to show).
+    flipped: Vec<Point>,
+}
+
+impl std::fmt::Debug for Game {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Game")
+            .field("opponent", &self.opponent)
+            .field("human", &self.human)
+            .field("actions", &self.actions)
+            .finish_non_exhaustive()
+    }
+}
+
+/// `spec` with its thinking time bounded by `max`: specs of players that
+/// take a `time` option get `time=max` unless they ask for less.
+///
+/// ```
+/// use std::time::Duration;
+/// use yinsh_zero::web::bounded_spec;
+/// let max = Duration::from_millis(500);
+/// assert_eq!(bounded_spec("alphabeta:depth=4", max).unwrap(), "alphabeta:depth=4,time=500");
+/// assert_eq!(bounded_spec("mcts-rollout:time=100", max).unwrap(), "mcts-rollout:time=100");
+/// assert_eq!(bounded_spec("random", max).unwrap(), "random");
+/// assert!(bounded_spec("alphabeta:time=9000", max).is_err());
+/// ```
+pub fn bounded_spec(spec: &str, max: Duration) -> Result<String, GameError> {
+    let mut parsed: PlayerSpec = spec.parse()?;
+    let max_ms = max.as_millis() as u64;
+    let takes_time = KNOWN_PLAYERS
+        .iter()
+        .find(|p| p.name == parsed.name)
+        .is_some_and(|p| p.keys.iter().any(|(k, _)| *k == "time"));
+    if let Some(value) = parsed.get("time") {
+        let asked: u64 = value.parse().map_err(|_| GameError::BadTime {
+            spec: spec.to_string(),
+            value: value.to_string(),
+        })?;
+        if asked > max_ms {
+            return Err(GameError::ThinkTooLong {
+                spec: spec.to_string(),
+                asked,
+                max: max_ms,
+            });
+        }
+    } else if takes_time {
+        parsed.options.push(("time".into(), max_ms.to_string()));
+    }
+    Ok(parsed.to_string())
+}
+
+impl Game {
+    /// A new game; the opponent spec is bounded by `max_think` (see
+    /// [`bounded_spec`]) and built at once, so a bad spec fails here.
+    pub fn new(options: &GameOptions, max_think: Duration) -> Result<Game, GameError> {
+        let start = if options.blitz {
+            Position::blitz()
+        } else {
+            Position::new()
+        };
+        let (opponent, engine) = if options.opponent.trim().eq_ignore_ascii_case(HUMAN) {
+            (HUMAN.to_string(), None)
+        } else {
+            let spec = bounded_spec(&options.opponent, max_think)?;
+            let mut player = parse_player(&spec, options.seed)?;
+            player.new_game(&start);
+            (spec, Some(player))
+        };
+        let mut game = Game {
+            start,
+            pos: start,
+            actions: Vec::new(),
+            fixed: 0,
+            human: options.human,
+            opponent,
+            engine,
+            thinking: false,
+            seed: options.seed,
+            version: 0,
+            flipped: Vec::new(),
+        };
+        if options.random_placement {
+            let mut rng = SmallRng::seed_from_u64(options.seed ^ 0x00be_11e5);
+            while game.pos.decision() == Decision::PlaceRing {
+                let legal = game.pos.legal_actions();
+                let a = legal[rng.random_range(0..legal.len())];
+                game.apply(a);
+            }
+            game.fixed = game.actions.len();
+        }
+        Ok(game)
+    }
+
+    /// The position now.
+    pub fn position(&self) -> &Position {
+        &self.pos
+    }
+
+    /// The position the game started from (empty board, standard or Blitz).
+    pub fn start(&self) -> &Position {
+        &self.start
+    }
+
+    /// Every decision so far, from [`Game::start`].
+    pub fn actions(&self) -> &[Action] {
+        &self.actions
+    }
+
+    pub fn human(&self) -> Color {
+        self.human
+    }
+
+    /// The engine's spec (with its time bound), or [`HUMAN`].
+    pub fn opponent(&self) -> &str {
+        &self.opponent
+    }
+
+    pub fn has_engine(&self) -> bool {
+        self.opponent != HUMAN
+    }
+
+    /// Whether the engine must make the next decision.
+    pub fn engine_to_act(&self) -> bool {
+        self.has_engine() && !self.pos.is_over() && self.pos.to_act() != self.human
+    }
+
+    pub fn is_thinking(&self) -> bool {
+        self.thinking
+    }
+
+    /// Plays the human's decision, written in single-decision notation
+    /// (`e3`, `a2-h9`, `xg5-g9`, `xa5`, `pass`). On any error the game is
+    /// unchanged.
+    pub fn play(&mut self, text: &str) -> Result<Action, GameError> {
+        if self.thinking {
+            return Err(GameError::EngineBusy);
+        }
+        if self.pos.is_over() {
+            return Err(GameError::GameOver);
+        }
+        if self.engine_to_act() {
+            return Err(GameError::EngineToAct(self.pos.to_act()));
+        }
+        let action = parse_action(&self.pos, text.trim())?;
+        if let Some(engine) = &mut self.engine {
+            engine.observe(&self.pos, action);
+        }
+        self.apply(action);
+        Ok(action)
+    }
+
+    /// Lends the engine out to think about the current position, off the
+    /// game's lock. Give it back with [`Game::finish_engine`].
+    pub fn begin_engine(&mut self) -> Result<EngineJob, GameError> {
+        if !self.has_engine() {
+            return Err(GameError::NoEngine);
+        }
+        if self.thinking {
+            return Err(GameError::EngineBusy);
+        }
+        if self.pos.is_over() {
+            return Err(GameError::GameOver);
+        }
+        if !self.engine_to_act() {
+            return Err(GameError::HumanToAct(self.pos.to_act()));
+        }
+        let player = self.engine.take().ok_or(GameError::EngineBusy)?;
+        self.thinking = true;
+        Ok(EngineJob {
+            player,
+            pos: self.pos,
+            engine: self.pos.to_act(),
+            version: self.version,
+            spec: self.opponent.clone(),
+        })
+    }
+
+    /// Takes the engine back with the decisions it made; they are played if
+    /// the game has not changed meanwhile.
+    pub fn finish_engine(&mut self, done: EngineDone) -> Result<Vec<Action>, GameError> {
+        self.thinking = false;
+        match done.result {
+            Ok(actions) if done.version == self.version => {
+                self.engine = Some(done.player);
+                for &a in &actions {
+                    self.apply(a);
+                }
+                Ok(actions)
+            }
+            Ok(_) => {
+                // Cannot happen while `thinking` guards every change, but a
+                // stale answer must never be played on another position.
+                self.rebuild_engine();
+                Err(GameError::EngineBusy)
+            }
+            Err(e) => {
+                self.rebuild_engine();
+                Err(e)
+            }
+        }
+    }
+
+    /// The lent engine never came back (it panicked): the game stays as it
+    /// was, with a fresh engine.
+    pub fn engine_lost(&mut self) {
+        self.thinking = false;
+        self.rebuild_engine();
+    }
+
+    /// Takes back decisions up to and including the human's last one, so
+    /// the human decides again. Never undoes a random opening.
+    pub fn undo(&mut self) -> Result<usize, GameError> {
+        if self.thinking {
+            return Err(GameError::EngineBusy);
+        }
+        let mut replay = self.replay_positions();
+        let mut undone = 0;
+        // Pop until the last popped decision was the human's (any decision
+        // in a game of two humans).
+        while self.actions.len() > self.fixed {
+            self.actions.pop();
+            let before = replay.pop().expect("one position per action");
+            undone += 1;
+            if !self.has_engine() || before.to_act() == self.human {
+                break;
+            }
+        }
+        if undone == 0 {
+            return Err(GameError::NothingToUndo);
+        }
+        self.pos = self.position_after(self.actions.len());
+        self.version += 1;
+        self.flipped.clear();
+        self.rebuild_engine();
+        Ok(undone)
+    }
+
+    /// The positions before each action.
+    fn replay_positions(&self) -> Vec<Position> {
+        let mut pos = self.start;
+        let mut out = Vec::with_capacity(self.actions.len());
+        for &a in &self.actions {
+            out.push(pos);
+            pos.play_unchecked(a);
+        }
+        out
+    }
+
+    fn position_after(&self, n: usize) -> Position {
+        let mut pos = self.start;
+        for &a in &self.actions[..n] {
+            pos.play_unchecked(a);
+        }
+        pos
+    }
+
+    /// A fresh engine that has followed the game so far.
+    fn rebuild_engine(&mut self) {
+        if !self.has_engine() {
+            return;
+        }
+        let seed = self.seed ^ self.version.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        let Ok(mut player) = parse_player(&self.opponent, seed) else {
+            // The spec parsed when the game was made; it cannot fail now.
+            return;
+        };
+        player.new_game(&self.start);
+        let mut pos = self.start;
+        for &a in &self.actions {
+            player.observe(&pos, a);
+            pos.play_unchecked(a);
+        }
+        self.engine = Some(player);
+    }
+
+    fn apply(&mut self, action: Action) {
+        let before = self.pos;
+        self.pos.play_unchecked(action);
+        self.actions.push(action);
+        self.version += 1;
+        self.flipped = match action {
+            Action::Move { from, .. } => Point::all()
+                .filter(|&p| p != from)
+                .filter(|&p| {
+                    before.markers(Color::White).contains(p)
+                        && self.pos.markers(Color::Black).contains(p)
+                        || before.markers(Color::Black).contains(p)
+                            && self.pos.markers(Color::White).contains(p)
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
+    }
+
+    /// Everything the page shows about the game.
+    pub fn view(&self, id: &str) -> GameView {
+        let pos = &self.pos;
+        let over = pos.outcome();
+        GameView {
+            id: id.to_string(),
+            variant: if pos.variant().rings_to_win == 1 {
+                "blitz"
+            } else {
+                "standard"
+            },
+            human: self.human,
+            opponent: self.opponent.clone(),
+            turn: pos.turn(),
+            to_act: (!pos.is_over()).then(|| pos.to_act()),
+            decision: pos.decision(),
+            engine_to_act: self.engine_to_act(),
+            thinking: self.thinking,
+            board: BoardView::of(pos),
+            legal: if pos.is_over() {
+                Vec::new()
+            } else {
+                pos.legal_actions().iter().map(|a| a.to_string()).collect()
+            },
+            history: self.actions.iter().map(|a| a.to_string()).collect(),
+            moves: format_turns(&self.start, &self.actions),
+            fixed: self.fixed,
+            last: self.actions.last().map(|a| a.to_string()),
+            flipped: self.flipped.iter().map(|p| p.to_string()).collect(),
+            outcome: over.map(|o| OutcomeView {
+                winner: o.winner,
+                reason: o.reason.name(),
+                text: outcome_text(&o),
+            }),
+            can_undo: self.actions.len() > self.fixed && !self.thinking,
+        }
+    }
+}
+
+/// The outcome in words, e.g. "white wins: 3 rings to 1".
+pub fn outcome_text(o: &crate::yinsh::Outcome) -> String {
+    let [w, b] = o.rings_removed;
+    let why = match o.reason {
+        crate::yinsh::EndReason::ThreeRings => format!("rings removed {w} to {b}"),
+        crate::yinsh::EndReason::PoolEmpty => format!("pool empty, rings removed {w} to {b}"),
+        crate::yinsh::EndReason::DoublePass => format!("both passed, rings removed {w} to {b}"),
+        crate::yinsh::EndReason::Resign => "resignation".to_string(),
+    };
+    match o.winner {
+        Some(c) => format!("{c} wins ({why})"),
+        None => format!("draw ({why})"),
+    }
+}
+
+/// An engine lent out to think, with what it is asked about.
+pub struct EngineJob {
+    player: Box<dyn Player>,
+    pos: Position,
+    engine: Color,
+    version: u64,
+    spec: String,
+}
+
+/// What a lent engine brings back.
+pub struct EngineDone {
+    player: Box<dyn Player>,
+    version: u64,
+    result: Result<Vec<Action>, GameError>,
+}
+
+impl EngineJob {
+    /// Makes every decision that falls to the engine in a row (a move, its
+    /// rows and rings), stopping when the human must decide or the game
+    /// ends. Runs without the game's lock; call it off the async threads.
+    pub fn run(mut self) -> EngineDone {
+        let mut actions = Vec::new();
+        let mut pos = self.pos;
+        let mut result = Ok(());
+        while !pos.is_over() && pos.to_act() == self.engine {
+            let a = self.player.choose(&pos);
+            if let Err(e) = pos.clone().play(a) {
+                result = Err(GameError::EngineBug {
+                    spec: self.spec.clone(),
+                    action: a.to_string(),
+                    why: e.reason,
+                });
+                break;
+            }
+            self.player.observe(&pos, a);
+            pos.play_unchecked(a);
+            actions.push(a);
+        }
+        EngineDone {
+            player: self.player,
+            version: self.version,
+            result: result.map(|()| actions),
+        }
+    }
+}
+
+/// The board for the page: points as lower-case names.
+#[derive(Clone, Debug, Serialize)]
+pub struct BoardView {
+    pub rings: ByColour<Vec<String>>,
+    pub markers: ByColour<Vec<String>>,
+    pub rings_removed: ByColour<u8>,
+    /// Markers left in the pool.
+    pub pool: u32,
+    pub rings_to_win: u8,
+}
+
+impl BoardView {
+    pub fn of(pos: &Position) -> BoardView {
+        let names = |b: crate::yinsh::Bitboard| b.into_iter().map(|p| p.to_string()).collect();
+        BoardView {
+            rings: ByColour {
+                white: names(pos.rings(Color::White)),
+                black: names(pos.rings(Color::Black)),
+            },
+            markers: ByColour {
+                white: names(pos.markers(Color::White)),
+                black: names(pos.markers(Color::Black)),
+            },
+            rings_removed: ByColour {
+                white: pos.rings_removed(Color::White),
+                black: pos.rings_removed(Color::Black),
+            },
+            pool: pos.pool(),
+            rings_to_win: pos.variant().rings_to_win,
+        }
+    }
+}
+
+/// One value per colour, as `{"white": .., "black": ..}`.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct ByColour<T> {
+    pub white: T,
+    pub black: T,
+}
+
+/// The state of a game as the API returns it.
+#[derive(Clone, Debug, Serialize)]
+pub struct GameView {
+    pub id: String,
+    /// `"standard"` or `"blitz"`.
+    pub variant: &'static str,
+    pub human: Color,
+    pub opponent: String,
+    /// Placements and ring moves made so far.
+    pub turn: u32,
+    /// `None` once the game is over.
+    pub to_act: Option<Color>,
+    pub decision: Decision,
+    pub engine_to_act: bool,
+    pub thinking: bool,
+    pub board: BoardView,
+    /// The legal decisions now, in single-decision notation.
+    pub legal: Vec<String>,
+    /// Every decision so far, in single-decision notation.
+    pub history: Vec<String>,
+    /// The game in official notation, one token per turn.
+    pub moves: Vec<String>,
+    /// How many leading decisions were a random opening (never undone).
+    pub fixed: usize,
+    pub last: Option<String>,
+    /// Markers flipped by the last decision.
+    pub flipped: Vec<String>,
+    pub outcome: Option<OutcomeView>,
+    pub can_undo: bool,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct OutcomeView {
+    /// `None` for a draw.
+    pub winner: Option<Color>,
+    pub reason: &'static str,
+    /// E.g. "white wins (three rings)".
+    pub text: String,
+}

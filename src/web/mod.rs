@@ -1,0 +1,34 @@
+//! Play YINSH in the browser, and watch a training run: `yinsh-zero serve`.
+//!
+//! [`router`] serves three pages (play, rules, dashboard) and a JSON API:
+//!
+//! | route | what |
+//! |---|---|
+//! | `POST /api/games` `{"color","opponent","blitz","random_placement","seed"}` | a new game (all fields optional) |
+//! | `GET /api/games/{id}` | the game: board, legal decisions, move list, outcome |
+//! | `POST /api/games/{id}/play` `{"decision": "a2-h9"}` | the human's decision in single-decision notation |
+//! | `POST /api/games/{id}/engine` | the engine makes all its decisions in a row |
+//! | `POST /api/games/{id}/undo` | back to the human's last decision |
+//! | `GET /api/games/{id}/analysis?sims=N` | the agent's view: win/draw/loss and policy |
+//! | `POST /api/review` `{"moves": "..."}` or `{"sgf": "..."}` | a game to step through |
+//! | `GET /api/run` | the run directory's metrics and evaluations |
+//!
+//! Errors are `{"error": message}` with a 4xx status: 400 for a malformed
+//! request, 404 for an unknown game, 409 for a request out of turn, 422 for
+//! an illegal decision. A refused request never changes the game.
+
+mod analysis;
+mod assets;
+mod game;
+mod run_view;
+mod server;
+
+pub use analysis::{
+    Analysis, EvaluatorFactory, MoveShare, analyze, rollout_evaluators, spec_evaluators,
+};
+pub use game::{
+    BoardView, ByColour, EngineDone, EngineJob, Game, GameError, GameOptions, GameView, HUMAN,
+    OutcomeView, bounded_spec,
+};
+pub use run_view::{EvalFile, RunView, SeriesPoint, read_run};
+pub use server::{ApiError, ServeConfig, router, serve};

@@ -1,0 +1,506 @@
+//! The HTTP server: pages, the game API, the agent's view and the run
+//! dashboard's data.
+//!
+//! Locks are `std` mutexes held only for bookkeeping, never across an
+//! `await` or while an engine thinks: the engine is lent out of its game
+//! and runs on the blocking pool, so one slow engine never stalls other
+//! games or other requests about its own game.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use axum::Router;
+use axum::body::Bytes;
+use axum::extract::{Path, Query, State};
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+
+use super::analysis::{EvaluatorFactory, analyze, spec_evaluators};
+use super::assets;
+use super::game::{BoardView, Game, GameError, GameOptions, GameView, outcome_text};
+use super::run_view::read_run;
+use crate::eval::KNOWN_PLAYERS;
+use crate::yinsh::notation::{NotationError, format_turns, parse_game};
+use crate::yinsh::sgf::parse_sgf;
+use crate::yinsh::{Color, Decision, Position};
+
+/// How the server is set up.
+#[derive(Clone)]
+pub struct ServeConfig {
+    /// The run directory the dashboard reads, if any.
+    pub run_dir: Option<PathBuf>,
+    /// The opponent the page offers first.
+    pub default_opponent: String,
+    /// The most an engine may think per decision (specs are bounded by it).
+    pub max_think: Duration,
+    /// Simulations of the agent's-view search, and the most a request may ask.
+    pub analysis_simulations: u32,
+    pub max_analysis_simulations: u32,
+    /// Judges positions for the agent's view (the hook for networks).
+    pub evaluators: EvaluatorFactory,
+    /// Games kept; the least recently used one is dropped beyond this.
+    pub max_games: usize,
+}
+
+impl Default for ServeConfig {
+    fn default() -> Self {
+        ServeConfig {
+            run_dir: None,
+            default_opponent: "mcts-rollout:playouts=2000".into(),
+            max_think: Duration::from_secs(2),
+            analysis_simulations: 300,
+            max_analysis_simulations: 5000,
+            evaluators: spec_evaluators(),
+            max_games: 1000,
+        }
+    }
+}
+
+struct Entry {
+    game: Arc<Mutex<Game>>,
+    last_used: u64,
+}
+
+struct AppState {
+    config: ServeConfig,
+    games: Mutex<HashMap<String, Entry>>,
+    clock: AtomicU64,
+}
+
+type Shared = Arc<AppState>;
+
+impl AppState {
+    fn get(&self, id: &str) -> Result<Arc<Mutex<Game>>, ApiError> {
+        let mut games = lock(&self.games);
+        let tick = self.clock.fetch_add(1, Ordering::Relaxed);
+        match games.get_mut(id) {
+            Some(e) => {
+                e.last_used = tick;
+                Ok(e.game.clone())
+            }
+            None => Err(ApiError::new(
+                StatusCode::NOT_FOUND,
+                format!("no game `{id}` (games are kept in memory; start a new one)"),
+            )),
+        }
+    }
+
+    fn insert(&self, game: Game) -> (String, Arc<Mutex<Game>>) {
+        let mut games = lock(&self.games);
+        while games.len() >= self.config.max_games.max(1) {
+            let oldest = games
+                .iter()
+                .min_by_key(|(_, e)| e.last_used)
+                .map(|(k, _)| k.clone());
+            match oldest {
+                Some(k) => games.remove(&k),
+                None => break,
+            };
+        }
+        let id = loop {
+            let id = format!("{:016x}", rand::random::<u64>());
+            if !games.contains_key(&id) {
+                break id;
+            }
+        };
+        let game = Arc::new(Mutex::new(game));
+        let tick = self.clock.fetch_add(1, Ordering::Relaxed);
+        games.insert(
+            id.clone(),
+            Entry {
+                game: game.clone(),
+                last_used: tick,
+            },
+        );
+        (id, game)
+    }
+}
+
+/// A poisoned lock only means a panic elsewhere; the data is still whole
+/// (every change is applied after its checks), so keep serving.
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// An error answer: a status and `{"error": message}`.
+#[derive(Debug)]
+pub struct ApiError {
+    status: StatusCode,
+    message: String,
+}
+
+impl ApiError {
+    fn new(status: StatusCode, message: impl Into<String>) -> ApiError {
+        ApiError {
+            status,
+            message: message.into(),
+        }
+    }
+}
+
+impl From<GameError> for ApiError {
+    fn from(e: GameError) -> ApiError {
+        let status = match &e {
+            GameError::Opponent(_) | GameError::ThinkTooLong { .. } | GameError::BadTime { .. } => {
+                StatusCode::BAD_REQUEST
+            }
+            GameError::Notation(NotationError::Malformed { .. }) => StatusCode::BAD_REQUEST,
+            GameError::Notation(_) => StatusCode::UNPROCESSABLE_ENTITY,
+            GameError::EngineBug { .. } => StatusCode::INTERNAL_SERVER_ERROR,
+            GameError::GameOver
+            | GameError::EngineToAct(_)
+            | GameError::HumanToAct(_)
+            | GameError::NoEngine
+            | GameError::EngineBusy
+            | GameError::NothingToUndo => StatusCode::CONFLICT,
+        };
+        ApiError::new(status, e.to_string())
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        (self.status, axum::Json(json!({ "error": self.message }))).into_response()
+    }
+}
+
+/// Reads a JSON body, answering 400 with serde's words when it does not fit.
+fn body<T: for<'de> Deserialize<'de>>(bytes: &Bytes) -> Result<T, ApiError> {
+    let text = if bytes.iter().all(u8::is_ascii_whitespace) {
+        &b"{}"[..]
+    } else {
+        &bytes[..]
+    };
+    serde_json::from_slice(text).map_err(|e| {
+        ApiError::new(
+            StatusCode::BAD_REQUEST,
+            format!("malformed request body: {e}"),
+        )
+    })
+}
+
+fn ok<T: Serialize>(value: T) -> Response {
+    axum::Json(value).into_response()
+}
+
+/// The routes, ready to serve.
+pub fn router(config: ServeConfig) -> Router {
+    let state: Shared = Arc::new(AppState {
+        config,
+        games: Mutex::new(HashMap::new()),
+        clock: AtomicU64::new(0),
+    });
+    Router::new()
+        .route("/", get(|| async { page(assets::PLAY_HTML) }))
+        .route("/rules", get(|| async { page(assets::RULES_HTML) }))
+        .route("/dashboard", get(|| async { page(assets::DASHBOARD_HTML) }))
+        .route("/assets/{name}", get(asset))
+        .route("/api/config", get(config_info))
+        .route("/api/games", post(new_game))
+        .route("/api/games/{id}", get(get_game))
+        .route("/api/games/{id}/play", post(play))
+        .route("/api/games/{id}/engine", post(engine_move))
+        .route("/api/games/{id}/undo", post(undo))
+        .route("/api/games/{id}/analysis", get(analysis))
+        .route("/api/review", post(review))
+        .route("/api/run", get(run))
+        .fallback(|| async { ApiError::new(StatusCode::NOT_FOUND, "no such page or API route") })
+        .with_state(state)
+}
+
+/// Serves on `listener` until the process ends.
+pub async fn serve(listener: tokio::net::TcpListener, config: ServeConfig) -> std::io::Result<()> {
+    axum::serve(listener, router(config)).await
+}
+
+fn page(html: &'static str) -> Response {
+    ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], html).into_response()
+}
+
+async fn asset(Path(name): Path<String>) -> Response {
+    match assets::get(&name) {
+        Some((mime, body)) => ([(header::CONTENT_TYPE, mime)], body).into_response(),
+        None => ApiError::new(StatusCode::NOT_FOUND, format!("no asset `{name}`")).into_response(),
+    }
+}
+
+async fn config_info(State(state): State<Shared>) -> Response {
+    let players: Vec<_> = KNOWN_PLAYERS
+        .iter()
+        .map(|p| json!({ "name": p.name, "about": p.about, "keys": p.keys.iter().map(|(k, a)| json!({"key": k, "about": a})).collect::<Vec<_>>() }))
+        .collect();
+    ok(json!({
+        "default_opponent": state.config.default_opponent,
+        "max_think_ms": state.config.max_think.as_millis() as u64,
+        "players": players,
+        "run": state.config.run_dir.as_ref().map(|d| d.display().to_string()),
+    }))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct NewGame {
+    #[serde(default)]
+    color: Option<Color>,
+    #[serde(default)]
+    opponent: Option<String>,
+    #[serde(default)]
+    blitz: bool,
+    #[serde(default)]
+    random_placement: bool,
+    #[serde(default)]
+    seed: Option<u64>,
+}
+
+async fn new_game(State(state): State<Shared>, bytes: Bytes) -> Result<Response, ApiError> {
+    let req: NewGame = body(&bytes)?;
+    let options = GameOptions {
+        human: req.color.unwrap_or(Color::White),
+        opponent: req
+            .opponent
+            .unwrap_or_else(|| state.config.default_opponent.clone()),
+        blitz: req.blitz,
+        random_placement: req.random_placement,
+        seed: req.seed.unwrap_or_else(rand::random),
+    };
+    let max_think = state.config.max_think;
+    // Building a player may allocate large tables: keep it off the async threads.
+    let game = tokio::task::spawn_blocking(move || Game::new(&options, max_think))
+        .await
+        .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))??;
+    let (id, game) = state.insert(game);
+    let view = lock(&game).view(&id);
+    Ok((StatusCode::CREATED, axum::Json(view)).into_response())
+}
+
+async fn get_game(
+    State(state): State<Shared>,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
+    let game = state.get(&id)?;
+    let view = lock(&game).view(&id);
+    Ok(ok(view))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PlayRequest {
+    decision: String,
+}
+
+async fn play(
+    State(state): State<Shared>,
+    Path(id): Path<String>,
+    bytes: Bytes,
+) -> Result<Response, ApiError> {
+    let game = state.get(&id)?;
+    let req: PlayRequest = body(&bytes)?;
+    let mut g = lock(&game);
+    g.play(&req.decision)?;
+    Ok(ok(g.view(&id)))
+}
+
+/// The engine's decisions and the game after them.
+#[derive(Serialize)]
+struct EngineAnswer {
+    played: Vec<String>,
+    game: GameView,
+}
+
+async fn engine_move(
+    State(state): State<Shared>,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
+    let game = state.get(&id)?;
+    let job = lock(&game).begin_engine()?;
+    let done = tokio::task::spawn_blocking(move || job.run()).await;
+    let mut g = lock(&game);
+    let done = match done {
+        Ok(d) => d,
+        Err(e) => {
+            // The engine panicked; the game is as it was, with a new engine.
+            g.engine_lost();
+            return Err(ApiError::new(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                format!("the engine failed: {e}"),
+            ));
+        }
+    };
+    let played = g.finish_engine(done)?;
+    Ok(ok(EngineAnswer {
+        played: played.iter().map(|a| a.to_string()).collect(),
+        game: g.view(&id),
+    }))
+}
+
+async fn undo(State(state): State<Shared>, Path(id): Path<String>) -> Result<Response, ApiError> {
+    let game = state.get(&id)?;
+    let mut g = lock(&game);
+    g.undo()?;
+    Ok(ok(g.view(&id)))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AnalysisQuery {
+    sims: Option<u32>,
+}
+
+async fn analysis(
+    State(state): State<Shared>,
+    Path(id): Path<String>,
+    query: Result<Query<AnalysisQuery>, axum::extract::rejection::QueryRejection>,
+) -> Result<Response, ApiError> {
+    let Query(q) = query.map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, e.body_text()))?;
+    let max = state.config.max_analysis_simulations;
+    let sims = q.sims.unwrap_or(state.config.analysis_simulations);
+    if sims == 0 || sims > max {
+        return Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            format!("sims={sims}: expected 1 to {max} simulations"),
+        ));
+    }
+    let game = state.get(&id)?;
+    let (pos, spec) = {
+        let g = lock(&game);
+        (*g.position(), g.opponent().to_string())
+    };
+    if pos.is_over() {
+        return Err(GameError::GameOver.into());
+    }
+    let factory = state.config.evaluators.clone();
+    let result = tokio::task::spawn_blocking(move || {
+        let mut evaluator = factory(&spec);
+        analyze(&pos, evaluator.as_mut(), sims, rand::random())
+    })
+    .await
+    .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?;
+    match result {
+        Some(a) => Ok(ok(a)),
+        None => Err(GameError::GameOver.into()),
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ReviewRequest {
+    /// A move list in official notation.
+    #[serde(default)]
+    moves: Option<String>,
+    /// A BoardSpace `.sgf` record.
+    #[serde(default)]
+    sgf: Option<String>,
+    #[serde(default)]
+    blitz: bool,
+}
+
+#[derive(Serialize)]
+struct ReviewStep {
+    decision: String,
+    player: Color,
+    /// The step as the source wrote it (sgf only).
+    source: Option<String>,
+}
+
+#[derive(Serialize)]
+struct ReviewPosition {
+    board: BoardView,
+    to_act: Option<Color>,
+    decision: Decision,
+    turn: u32,
+}
+
+#[derive(Serialize)]
+struct Review {
+    variant: &'static str,
+    steps: Vec<ReviewStep>,
+    /// One more than `steps`: the start, then after each step.
+    positions: Vec<ReviewPosition>,
+    moves: Vec<String>,
+    result: Option<String>,
+}
+
+async fn review(bytes: Bytes) -> Result<Response, ApiError> {
+    let req: ReviewRequest = body(&bytes)?;
+    let bad = |msg: String| ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, msg);
+    let (start, actions, sources, resigned) = match (req.moves, req.sgf) {
+        (Some(moves), None) => {
+            let start = if req.blitz {
+                Position::blitz()
+            } else {
+                Position::new()
+            };
+            let actions = parse_game(&start, &moves).map_err(|e| bad(e.to_string()))?;
+            let n = actions.len();
+            (start, actions, vec![None; n], None)
+        }
+        (None, Some(sgf)) => {
+            let game = parse_sgf(&sgf).map_err(|e| bad(e.to_string()))?;
+            let mut start = Position::new();
+            if game.final_position.variant().rings_to_win == 1 {
+                start = Position::blitz();
+            }
+            let sources = game.steps.iter().map(|s| Some(s.text.clone())).collect();
+            (start, game.actions, sources, game.resigned)
+        }
+        _ => {
+            return Err(ApiError::new(
+                StatusCode::BAD_REQUEST,
+                "give exactly one of `moves` (official notation) or `sgf` (a BoardSpace record)",
+            ));
+        }
+    };
+    let mut pos = start;
+    let snap = |p: &Position| ReviewPosition {
+        board: BoardView::of(p),
+        to_act: (!p.is_over()).then(|| p.to_act()),
+        decision: p.decision(),
+        turn: p.turn(),
+    };
+    let mut positions = vec![snap(&pos)];
+    let mut steps = Vec::new();
+    for (&a, source) in actions.iter().zip(sources) {
+        steps.push(ReviewStep {
+            decision: a.to_string(),
+            player: pos.to_act(),
+            source,
+        });
+        pos.play_unchecked(a);
+        positions.push(snap(&pos));
+    }
+    let result = match (pos.outcome(), resigned) {
+        (_, Some(c)) => Some(format!("{c} resigned")),
+        (Some(o), None) => Some(outcome_text(&o)),
+        (None, None) => None,
+    };
+    Ok(ok(Review {
+        variant: if start.variant().rings_to_win == 1 {
+            "blitz"
+        } else {
+            "standard"
+        },
+        moves: format_turns(&start, &actions),
+        steps,
+        positions,
+        result,
+    }))
+}
+
+async fn run(State(state): State<Shared>) -> Result<Response, ApiError> {
+    let Some(dir) = state.config.run_dir.clone() else {
+        return Err(ApiError::new(
+            StatusCode::NOT_FOUND,
+            "no run directory: start the server with `serve --run DIR`",
+        ));
+    };
+    let view = tokio::task::spawn_blocking(move || read_run(&dir))
+        .await
+        .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?;
+    Ok(ok(view))
+}
