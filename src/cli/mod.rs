@@ -14,6 +14,7 @@ mod replay;
 mod selfplay;
 mod serve;
 mod stats;
+mod train;
 
 /// AlphaZero-style self-play trainer for the board game YINSH.
 #[derive(Parser)]
@@ -25,6 +26,10 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Train: self-play, replay, training, gating, checkpoints; resumes a run.
+    Train(train::Args),
+    /// Print a run's generation, best checkpoint, gating results and throughput.
+    Status(train::StatusArgs),
     /// Replay a BoardSpace `.sgf` game record step by step.
     Replay(replay::Args),
     /// Count decision sequences from a position (move-generation check).
@@ -48,6 +53,8 @@ enum Command {
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
+        Command::Train(a) => train::run(a),
+        Command::Status(a) => train::status(a),
         Command::Replay(a) => replay::run(a),
         Command::Perft(a) => perft::run(a),
         Command::Stats(a) => stats::run(a),

@@ -1,0 +1,132 @@
+//! `yinsh-zero train`: the main job. `yinsh-zero status`: where a run stands.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use anyhow::Context;
+
+use yinsh_zero::run::checkpoint;
+use yinsh_zero::run::config::RunConfig;
+use yinsh_zero::run::train_loop::{RunDir, train};
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Run config (default: the config embedded in the binary, the text of
+    /// configs/default.toml).
+    #[arg(long)]
+    config: Option<PathBuf>,
+    /// Run directory (default: this project's checkpoints/ and data/).
+    #[arg(long)]
+    run: Option<PathBuf>,
+}
+
+#[derive(clap::Args)]
+pub struct StatusArgs {
+    /// Run directory (default: this project's checkpoints/ and data/).
+    #[arg(long)]
+    run: Option<PathBuf>,
+}
+
+fn run_dir(run: &Option<PathBuf>) -> RunDir {
+    match run {
+        Some(r) => RunDir::new(r),
+        None => RunDir::project_default(std::path::Path::new(".")),
+    }
+}
+
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let cfg = RunConfig::load(args.config.as_deref())?;
+    let dir = run_dir(&args.run);
+    let stop = Arc::new(AtomicBool::new(false));
+    {
+        let stop = stop.clone();
+        ctrlc::set_handler(move || {
+            if stop.swap(true, Ordering::Relaxed) {
+                // A second Ctrl-C: the user does not want to wait.
+                std::process::exit(130);
+            }
+            eprintln!("stopping after the current write (Ctrl-C again to quit at once)");
+        })
+        .context("installing the Ctrl-C handler")?;
+    }
+    let s = train(&dir, cfg, &stop)?;
+    println!(
+        "generations {}..={} done, best {}{}",
+        s.first_generation,
+        s.last_generation,
+        s.best,
+        if s.interrupted {
+            " (stopped early)"
+        } else {
+            ""
+        }
+    );
+    Ok(())
+}
+
+pub fn status(args: StatusArgs) -> anyhow::Result<()> {
+    let dir = run_dir(&args.run);
+    let ckpts = dir.checkpoints();
+    let gens = checkpoint::list(&ckpts)?;
+    let Some(&latest) = gens.last() else {
+        anyhow::bail!("{}: no checkpoints: not a run (yet)", ckpts.display());
+    };
+    let best = checkpoint::read_best(&ckpts)?;
+    let meta = checkpoint::read_meta(&checkpoint::generation_dir(&ckpts, latest))?;
+    println!("run: {}", dir.root.display());
+    println!(
+        "generation {latest}, best {}",
+        best.map_or("none".to_string(), |b| b.to_string())
+    );
+    println!(
+        "positions generated {}, samples trained {}, training steps {}, self-play games {}",
+        meta.positions_generated, meta.samples_trained, meta.train_steps, meta.games_played
+    );
+    println!("last gating results:");
+    for &g in gens.iter().rev().take(5) {
+        let m = checkpoint::read_meta(&checkpoint::generation_dir(&ckpts, g))?;
+        if let Some(r) = m.gating {
+            println!(
+                "  generation {g} vs {}: +{} ={} -{} score {:.1}% ({}) {}",
+                r.against,
+                r.wins,
+                r.draws,
+                r.losses,
+                100.0 * r.score,
+                r.rule,
+                if r.promoted {
+                    "promoted"
+                } else {
+                    "not promoted"
+                }
+            );
+        }
+    }
+    let metrics = std::fs::read_to_string(dir.logs().join("metrics.jsonl")).unwrap_or_default();
+    let last = |kind: &str| {
+        metrics
+            .lines()
+            .rev()
+            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+            .find(|v| v["kind"] == kind)
+    };
+    if let Some(s) = last("selfplay") {
+        println!(
+            "self-play: {:.0} games/hour, {:.1} network positions/s",
+            s["games_per_hour"].as_f64().unwrap_or(f64::NAN),
+            s["positions_per_s"].as_f64().unwrap_or(f64::NAN)
+        );
+    }
+    if let Some(t) = last("train") {
+        println!(
+            "training: {:.1} samples/s, loss {:.3} (policy {:.3}, value {:.3}), value accuracy {:.1}%",
+            t["samples_per_s"].as_f64().unwrap_or(f64::NAN),
+            t["loss"].as_f64().unwrap_or(f64::NAN),
+            t["policy_loss"].as_f64().unwrap_or(f64::NAN),
+            t["value_loss"].as_f64().unwrap_or(f64::NAN),
+            100.0 * t["value_accuracy"].as_f64().unwrap_or(f64::NAN)
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,238 @@
+//! Gradient steps on replayed positions: batches with a random board
+//! symmetry each, the AlphaZero loss (policy cross-entropy against the
+//! search target, win/draw/loss cross-entropy, weighted ring-margin squared
+//! error), the optimizer, and per-step metrics.
+
+use std::time::Instant;
+
+use burn::module::Module;
+use burn::optim::decay::WeightDecayConfig;
+use burn::optim::momentum::MomentumConfig;
+use burn::optim::{AdamConfig, GradientsParams, ModuleOptimizer, SgdConfig};
+use burn::tensor::activation::{log_softmax, softmax};
+use burn::tensor::{Device, Tensor, TensorData};
+use rand::Rng;
+use serde::{Deserialize, Serialize};
+
+use super::config::{OptimizerKind, TrainConfig};
+use crate::encode::{INPUT_PLANES, INPUT_SIZE, encode};
+use crate::nn::Model;
+use crate::nn::model::GRID;
+use crate::replay::window::WindowSample;
+use crate::yinsh::ACTION_SPACE;
+use crate::yinsh::symmetry::Symmetry;
+
+/// Logit added to illegal actions: far below any real logit, and finite, so
+/// zero targets times it stay zero.
+const ILLEGAL: f32 = -1.0e4;
+
+/// One batch of training inputs and targets, as flat row-major arrays.
+#[derive(Clone, Debug)]
+pub struct Batch {
+    pub size: usize,
+    /// `[size, INPUT_PLANES, 11, 11]`
+    pub inputs: Vec<f32>,
+    /// `[size, ACTION_SPACE]`: the search's policy target.
+    pub policy: Vec<f32>,
+    /// `[size, ACTION_SPACE]`: 0 for legal actions, a large negative otherwise.
+    pub mask: Vec<f32>,
+    /// `[size, 3]`: one-hot final result for the player to act.
+    pub wdl: Vec<f32>,
+    /// `[size, 1]`: final ring margin / rings to win.
+    pub margin: Vec<f32>,
+}
+
+impl Batch {
+    /// Builds a batch, applying an independent random symmetry to each
+    /// sample (positions and policy targets alike), so the net sees all 12
+    /// orientations while the window stores one.
+    pub fn new<R: Rng>(samples: &[&WindowSample], rng: &mut R) -> Batch {
+        let n = samples.len();
+        let mut b = Batch {
+            size: n,
+            inputs: vec![0.0; n * INPUT_SIZE],
+            policy: vec![0.0; n * ACTION_SPACE],
+            mask: vec![ILLEGAL; n * ACTION_SPACE],
+            wdl: vec![0.0; n * 3],
+            margin: vec![0.0; n],
+        };
+        for (i, s) in samples.iter().enumerate() {
+            let sym = Symmetry::ALL[rng.random_range(0..12)];
+            let pos = sym.position(&s.position);
+            encode(&pos, &mut b.inputs[i * INPUT_SIZE..(i + 1) * INPUT_SIZE]);
+            let row = i * ACTION_SPACE;
+            for a in pos.legal_actions() {
+                b.mask[row + a.index()] = 0.0;
+            }
+            for &(idx, p) in &s.policy {
+                b.policy[row + sym.action_index(idx as usize)] = p;
+            }
+            b.wdl[i * 3 + (1 - s.outcome as i32) as usize] = 1.0;
+            b.margin[i] = s.ring_margin as f32 / pos.variant().rings_to_win as f32;
+        }
+        b
+    }
+}
+
+/// What one step measured.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct StepMetrics {
+    pub step: u64,
+    pub loss: f64,
+    pub policy_loss: f64,
+    pub value_loss: f64,
+    pub margin_loss: f64,
+    /// Mean entropy of the network's policy over legal actions (nats).
+    pub policy_entropy: f64,
+    /// Share of positions whose most likely predicted result is the real one.
+    pub value_accuracy: f64,
+    pub learning_rate: f64,
+    pub samples_per_s: f64,
+}
+
+/// A network being trained, with its optimizer state.
+pub struct Trainer {
+    model: Option<Model>,
+    optim: ModuleOptimizer,
+    device: Device,
+    config: TrainConfig,
+    steps: u64,
+}
+
+fn tensor<const D: usize>(data: &[f32], shape: [usize; D], device: &Device) -> Tensor<D> {
+    Tensor::from_data(TensorData::new(data.to_vec(), shape), device)
+}
+
+fn scalar(t: Tensor<1>) -> f64 {
+    t.into_data().try_to_vec::<f32>().expect("f32 tensor")[0] as f64
+}
+
+impl Trainer {
+    /// Trains `model` (moved onto the autodiff version of `device`) from
+    /// step `steps` on.
+    pub fn new(model: Model, config: TrainConfig, device: &Device, steps: u64) -> Trainer {
+        let device = device.clone().autodiff();
+        let model = model.fork(&device).train();
+        let wd =
+            (config.weight_decay > 0.0).then(|| WeightDecayConfig::new(config.weight_decay as f32));
+        let clip = (config.grad_clip_norm > 0.0).then_some(
+            burn::grad_clipping::GradientClippingConfig::Norm(config.grad_clip_norm as f32),
+        );
+        let optim = match config.optimizer {
+            OptimizerKind::Adam => AdamConfig::new()
+                .with_weight_decay(wd)
+                .with_grad_clipping(clip)
+                .init(),
+            OptimizerKind::Sgd => SgdConfig::new()
+                .with_weight_decay(wd)
+                .with_momentum(Some(
+                    MomentumConfig::new()
+                        .with_momentum(config.momentum)
+                        .with_dampening(0.0),
+                ))
+                .with_gradient_clipping(clip)
+                .init(),
+        };
+        Trainer {
+            model: Some(model),
+            optim,
+            device,
+            config,
+            steps,
+        }
+    }
+
+    /// Steps taken so far (the learning-rate schedule's clock).
+    pub fn steps(&self) -> u64 {
+        self.steps
+    }
+
+    pub fn config(&self) -> &TrainConfig {
+        &self.config
+    }
+
+    /// Lets a resumed run change the learning rate (a key safe to change).
+    pub fn set_config(&mut self, config: TrainConfig) {
+        self.config = config;
+    }
+
+    /// One gradient step on `batch`.
+    pub fn step(&mut self, batch: &Batch) -> StepMetrics {
+        let started = Instant::now();
+        let n = batch.size;
+        let d = &self.device;
+        let x = tensor(&batch.inputs, [n, INPUT_PLANES, GRID, GRID], d);
+        let model = self.model.take().expect("model is home between steps");
+        let out = model.forward(x);
+
+        let logits = out.policy + tensor(&batch.mask, [n, ACTION_SPACE], d);
+        let logp = log_softmax(logits.clone(), 1);
+        let target = tensor(&batch.policy, [n, ACTION_SPACE], d);
+        let policy_loss = (target * logp.clone()).sum_dim(1).mean().neg();
+        let entropy = (softmax(logits, 1) * logp).sum_dim(1).mean().neg();
+
+        let wdl_t = tensor(&batch.wdl, [n, 3], d);
+        let value_loss = (wdl_t * log_softmax(out.wdl.clone(), 1))
+            .sum_dim(1)
+            .mean()
+            .neg();
+        let margin_t = tensor(&batch.margin, [n, 1], d);
+        let margin_loss = (out.margin - margin_t).powi_scalar(2).mean();
+
+        let loss = policy_loss.clone()
+            + value_loss.clone() * self.config.value_loss_weight as f32
+            + margin_loss.clone() * self.config.margin_loss_weight as f32;
+        let grads = GradientsParams::from_grads(loss.backward(), &model);
+        let lr = self.config.lr_at(self.steps);
+        let model = self.optim.step(lr, model, grads);
+        self.model = Some(model);
+        self.steps += 1;
+
+        let predicted = out
+            .wdl
+            .detach()
+            .argmax(1)
+            .into_data()
+            .convert::<i64>()
+            .try_to_vec::<i64>()
+            .expect("int tensor");
+        let correct = predicted
+            .iter()
+            .enumerate()
+            .filter(|&(i, &k)| batch.wdl[i * 3 + k as usize] == 1.0)
+            .count();
+        StepMetrics {
+            step: self.steps,
+            loss: scalar(loss.detach()),
+            policy_loss: scalar(policy_loss.detach()),
+            value_loss: scalar(value_loss.detach()),
+            margin_loss: scalar(margin_loss.detach()),
+            policy_entropy: scalar(entropy.detach()),
+            value_accuracy: correct as f64 / n as f64,
+            learning_rate: lr,
+            samples_per_s: n as f64 / started.elapsed().as_secs_f64().max(1e-9),
+        }
+    }
+
+    /// The current network for inference (autodiff and training mode off).
+    pub fn inference_model(&self) -> Model {
+        self.model.as_ref().expect("model is home").valid()
+    }
+
+    /// The optimizer state as bytes (burnpack), for checkpoints.
+    pub fn optimizer_bytes(&self) -> Result<Vec<u8>, String> {
+        self.optim
+            .into_bytes()
+            .map(|b| b.to_vec())
+            .map_err(|e| e.to_string())
+    }
+
+    /// Restores optimizer state saved by [`optimizer_bytes`](Self::optimizer_bytes).
+    pub fn load_optimizer(&mut self, bytes: Vec<u8>) -> Result<(), String> {
+        let optim = std::mem::replace(&mut self.optim, AdamConfig::new().init());
+        self.optim = optim
+            .from_bytes(burn::tensor::Bytes::from_bytes_vec(bytes))
+            .map_err(|e| e.to_string())?;
+        Ok(())
+    }
+}

@@ -1,0 +1,252 @@
+//! The training loop through the real binary: files, metrics, resume, a
+//! refused config change, and SIGKILL in the middle of self-play and of
+//! training.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::thread::sleep;
+use std::time::Duration;
+
+use yinsh_zero::replay::record;
+use yinsh_zero::run::checkpoint;
+
+const BIN: &str = env!("CARGO_BIN_EXE_yinsh-zero");
+
+fn tiny(extra: &str) -> String {
+    let base =
+        fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/configs/tiny.toml")).unwrap();
+    // Later tables of the same name are not allowed in TOML, so overrides
+    // replace whole lines of the tiny config.
+    let mut text = base;
+    for line in extra.lines().filter(|l| l.contains('=')) {
+        let key = line.split('=').next().unwrap().trim();
+        let table_key = key.rsplit('.').next().unwrap();
+        let table = key.split('.').next().unwrap();
+        let header = format!("[{table}]");
+        let start = text.find(&header).unwrap_or_else(|| panic!("no {header}"));
+        let value = line.split_once('=').unwrap().1.trim();
+        let body_end = text[start + header.len()..]
+            .find("\n[")
+            .map_or(text.len(), |i| start + header.len() + i);
+        let body = &text[start..body_end];
+        let new_body = match body
+            .lines()
+            .position(|l| l.trim_start().starts_with(&format!("{table_key} ")))
+        {
+            Some(i) => body
+                .lines()
+                .enumerate()
+                .map(|(j, l)| {
+                    if j == i {
+                        format!("{table_key} = {value}")
+                    } else {
+                        l.to_string()
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join("\n"),
+            None => format!("{body}\n{table_key} = {value}"),
+        };
+        text = format!("{}{}{}", &text[..start], new_body, &text[body_end..]);
+    }
+    text
+}
+
+fn write_config(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let p = dir.join(name);
+    fs::write(&p, text).unwrap();
+    p
+}
+
+fn train(config: &Path, run: &Path) -> std::process::Output {
+    Command::new(BIN)
+        .args(["train", "--config"])
+        .arg(config)
+        .arg("--run")
+        .arg(run)
+        .output()
+        .unwrap()
+}
+
+fn spawn_train(config: &Path, run: &Path) -> Child {
+    Command::new(BIN)
+        .args(["train", "--config"])
+        .arg(config)
+        .arg("--run")
+        .arg(run)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap()
+}
+
+fn record_files(run: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = fs::read_dir(run.join("data/selfplay"))
+        .map(|d| d.map(|e| e.unwrap().path()).collect())
+        .unwrap_or_default();
+    v.retain(|p| p.extension().is_some_and(|e| e == "bin"));
+    v.sort();
+    v
+}
+
+/// Polls (bounded by count, not by a clock) until `cond` holds.
+fn wait_for(mut cond: impl FnMut() -> bool) {
+    for _ in 0..6000 {
+        if cond() {
+            return;
+        }
+        sleep(Duration::from_millis(20));
+    }
+    panic!("condition never held");
+}
+
+#[test]
+fn the_tiny_loop_writes_checkpoints_metrics_and_resumes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = tmp.path().join("run");
+    let cfg = write_config(tmp.path(), "tiny.toml", &tiny(""));
+    let out = train(&cfg, &run);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let ckpts = run.join("checkpoints");
+    assert_eq!(checkpoint::list(&ckpts).unwrap(), vec![0, 1, 2]);
+    assert!(checkpoint::read_best(&ckpts).unwrap().is_some());
+    let metrics = fs::read_to_string(run.join("logs/metrics.jsonl")).unwrap();
+    for kind in ["\"selfplay\"", "\"train\"", "\"gating\""] {
+        assert!(metrics.contains(kind), "no {kind} in metrics");
+    }
+    assert!(fs::read_dir(run.join("logs")).unwrap().any(|e| {
+        e.unwrap()
+            .file_name()
+            .to_string_lossy()
+            .starts_with("events.out.tfevents")
+    }));
+    let m2 = checkpoint::read_meta(&ckpts.join("000002")).unwrap();
+    assert!(m2.gating.is_some() && m2.train_steps > 0);
+    assert_eq!(m2.replay_files.len(), record_files(&run).len());
+
+    // More generations is a safe change: the run goes on from generation 3.
+    let cfg3 = write_config(tmp.path(), "tiny3.toml", &tiny("loop.generations = 3"));
+    let out = train(&cfg3, &run);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(checkpoint::list(&ckpts).unwrap(), vec![0, 1, 2, 3]);
+    let m3 = checkpoint::read_meta(&ckpts.join("000003")).unwrap();
+    assert!(m3.train_steps > m2.train_steps);
+    assert!(m3.positions_generated > m2.positions_generated);
+    let status = Command::new(BIN)
+        .args(["status", "--run"])
+        .arg(&run)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&status.stdout);
+    assert!(text.contains("generation 3"), "{text}");
+
+    // A different network shape is not a resume: refused, naming the key.
+    let other = write_config(tmp.path(), "other.toml", &tiny("model.blocks = 2"));
+    let out = train(&other, &run);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("model.blocks"), "{err}");
+}
+
+#[test]
+fn a_kill_during_self_play_loses_no_finished_game() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = tmp.path().join("run");
+    // Many small files per generation, so a kill lands between two of them.
+    let cfg = write_config(
+        tmp.path(),
+        "c.toml",
+        &tiny(
+            "loop.games_per_generation = 40\nselfplay.games_per_file = 1\nselfplay.workers = 1\nloop.generations = 1",
+        ),
+    );
+    let mut child = spawn_train(&cfg, &run);
+    wait_for(|| record_files(&run).len() >= 3);
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+    let before = record_files(&run);
+    assert!(before.len() < 40, "the kill came after self-play ended");
+    for f in &before {
+        record::read(f).unwrap();
+    }
+    let out = train(&cfg, &run);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let meta = checkpoint::read_meta(&run.join("checkpoints/000001")).unwrap();
+    for f in &before {
+        let rel = f.strip_prefix(&run).unwrap().to_string_lossy().into_owned();
+        assert!(meta.replay_files.contains(&rel), "{rel} was lost");
+    }
+    let games: u32 = meta
+        .replay_files
+        .iter()
+        .map(|f| record::read(&run.join(f)).unwrap().meta.games)
+        .sum();
+    assert_eq!(
+        games, 40,
+        "the generation played exactly its games, none twice"
+    );
+}
+
+#[test]
+fn a_kill_during_training_resumes_from_the_last_checkpoint() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = tmp.path().join("run");
+    // A high train ratio makes training the long phase.
+    let cfg = write_config(
+        tmp.path(),
+        "c.toml",
+        &tiny("train.train_ratio = 40.0\nloop.generations = 2"),
+    );
+    let mut child = spawn_train(&cfg, &run);
+    let metrics = run.join("logs/metrics.jsonl");
+    wait_for(|| {
+        fs::read_to_string(&metrics)
+            .map(|m| {
+                m.lines()
+                    .filter(|l| l.contains("\"kind\":\"train\""))
+                    .count()
+                    >= 5
+            })
+            .unwrap_or(false)
+    });
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let ckpts = run.join("checkpoints");
+    let kept = checkpoint::list(&ckpts).unwrap();
+    let last = *kept.last().unwrap();
+    assert!(last < 2, "the kill came after training ended");
+    let files_before = record_files(&run);
+    let out = train(&cfg, &run);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(checkpoint::list(&ckpts).unwrap(), vec![0, 1, 2]);
+    let m = checkpoint::read_meta(&ckpts.join(format!("{:06}", last + 1))).unwrap();
+    for f in &files_before {
+        let rel = f.strip_prefix(&run).unwrap().to_string_lossy().into_owned();
+        assert!(m.replay_files.contains(&rel), "{rel} was lost");
+        record::read(f).unwrap();
+    }
+    // No leftover half-written checkpoint is taken for a real one.
+    assert!(
+        checkpoint::read_meta(&ckpts.join("000002"))
+            .unwrap()
+            .gating
+            .is_some()
+    );
+}
