@@ -238,3 +238,66 @@ pub fn bench_selfplay(
         seconds: wall,
     })
 }
+
+/// Training speed: samples per second through full gradient steps.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct TrainBench {
+    pub samples_per_s: f64,
+    pub batch_size: usize,
+    pub steps: u64,
+    pub blocks: usize,
+    pub channels: usize,
+    pub threads: usize,
+    pub seconds: f64,
+}
+
+/// Times gradient steps of `cfg`'s network at its batch size on batches
+/// made from random-play positions (speed does not depend on the data).
+pub fn bench_train(cfg: &crate::run::config::RunConfig, seconds: f64) -> TrainBench {
+    use crate::replay::window::WindowSample;
+    use crate::train::{Batch, Trainer};
+    use crate::yinsh::Position;
+    use rand::{Rng, SeedableRng, rngs::SmallRng};
+    use std::time::Instant;
+
+    let mut rng = SmallRng::seed_from_u64(1);
+    let mut samples = Vec::new();
+    while samples.len() < cfg.train.batch_size {
+        let mut pos = Position::new();
+        while !pos.is_over() {
+            let legal = pos.legal_actions();
+            if legal.len() > 1 {
+                let p = 1.0 / legal.len() as f32;
+                samples.push(WindowSample {
+                    position: pos,
+                    policy: legal.iter().map(|a| (a.index() as u16, p)).collect(),
+                    outcome: 0,
+                    ring_margin: 0,
+                });
+            }
+            pos.play_unchecked(legal[rng.random_range(0..legal.len())]);
+        }
+    }
+    let refs: Vec<&WindowSample> = samples.iter().take(cfg.train.batch_size).collect();
+    let batch = Batch::new(&refs, &mut rng);
+    let device = crate::nn::default_device();
+    let model = cfg.model.to_model_config().init(&device);
+    let mut trainer = Trainer::new(model, cfg.train.clone(), &device, 0);
+    trainer.step(&batch); // warm-up
+    let started = Instant::now();
+    let mut steps = 0;
+    while started.elapsed().as_secs_f64() < seconds || steps == 0 {
+        trainer.step(&batch);
+        steps += 1;
+    }
+    let elapsed = started.elapsed().as_secs_f64();
+    TrainBench {
+        samples_per_s: (steps * cfg.train.batch_size as u64) as f64 / elapsed,
+        batch_size: cfg.train.batch_size,
+        steps,
+        blocks: cfg.model.blocks,
+        channels: cfg.model.channels,
+        threads: rayon::current_num_threads(),
+        seconds: elapsed,
+    }
+}

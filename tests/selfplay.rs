@@ -132,3 +132,49 @@ fn a_stop_request_keeps_finished_games_and_drops_the_rest() {
         .sum();
     assert_eq!(on_disk as u64, s.games);
 }
+
+#[test]
+fn a_tiny_network_plays_and_its_records_read_back_identical() {
+    use yinsh_zero::nn::{InferenceOptions, ModelConfig, NetEvaluator, default_device};
+    let dir = tempfile::tempdir().unwrap();
+    let device = default_device();
+    let model = ModelConfig::new()
+        .with_blocks(1)
+        .with_channels(8)
+        .init(&device);
+    let cfg = SelfPlayConfig {
+        workers: 2,
+        games_in_flight: 2,
+        games_per_file: 1,
+        blitz: true,
+        ..SelfPlayConfig::default()
+    };
+    let search = SearchConfig {
+        simulations: 8,
+        gumbel: true,
+        gumbel_m: 4,
+        ..SearchConfig::default()
+    };
+    let s = selfplay::run(
+        &cfg,
+        &search,
+        4,
+        9,
+        1,
+        dir.path(),
+        "g000001",
+        |_| {
+            NetEvaluator::new(model.clone(), device.clone(), InferenceOptions::default())
+                .map_err(|e| e.to_string())
+        },
+        &Progress::default(),
+        &|| false,
+    )
+    .unwrap();
+    assert_eq!(s.games, 4);
+    for f in &s.files {
+        let bytes = fs::read(f).unwrap();
+        let file = record::read(f).unwrap();
+        assert_eq!(record::encode(&file), bytes, "{}", f.display());
+    }
+}

@@ -8,7 +8,7 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use serde::Serialize;
 
-use yinsh_zero::bench::{bench_engine, bench_selfplay};
+use yinsh_zero::bench::{bench_engine, bench_selfplay, bench_train};
 use yinsh_zero::eval::{AlphaBetaConfig, AlphaBetaPlayer, parse_player};
 use yinsh_zero::mcts::{SearchConfig, bench_search};
 use yinsh_zero::nn::{BenchOptions, bench_nn};
@@ -39,6 +39,8 @@ pub enum What {
     /// movement-phase positions: alpha-beta nodes/s at depths 2 and 3,
     /// mcts-rollout playouts/s, greedy decisions/s.
     Baselines(BaselinesArgs),
+    /// Training: samples/s through gradient steps at the config's network and batch.
+    Train(TrainArgs),
 }
 
 #[derive(clap::Args)]
@@ -76,6 +78,19 @@ pub struct SelfplayArgs {
     #[arg(long, default_value_t = 60.0)]
     pub seconds: f64,
     /// Run config (default: the embedded default config).
+    #[arg(long)]
+    pub config: Option<std::path::PathBuf>,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(clap::Args)]
+pub struct TrainArgs {
+    /// Seconds of gradient steps to time (after one warm-up step).
+    #[arg(long, default_value_t = 20.0)]
+    pub seconds: f64,
+    /// Run config for [model] and [train] (default: the embedded default config).
     #[arg(long)]
     pub config: Option<std::path::PathBuf>,
     /// Print one JSON object instead of text.
@@ -135,6 +150,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         What::Nn(a) => nn(a),
         What::Selfplay(a) => selfplay(a),
         What::Baselines(a) => baselines(a),
+        What::Train(a) => train(a),
     }
 }
 
@@ -176,6 +192,21 @@ fn nn(args: NnArgs) -> anyhow::Result<()> {
         println!(
             "self-play batch {}: {:.1} positions/s, {:.2} GFLOP/s",
             b.batch, b.positions_per_s, b.gflops
+        );
+    }
+    Ok(())
+}
+
+fn train(args: TrainArgs) -> anyhow::Result<()> {
+    check_seconds(args.seconds)?;
+    let cfg = RunConfig::load(args.config.as_deref())?;
+    let b = bench_train(&cfg, args.seconds);
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&b)?);
+    } else {
+        println!(
+            "training {}x{} at batch {} on {} threads: {:.1} samples/s ({} steps in {:.1} s)",
+            b.blocks, b.channels, b.batch_size, b.threads, b.samples_per_s, b.steps, b.seconds
         );
     }
     Ok(())

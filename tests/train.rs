@@ -1,0 +1,109 @@
+//! Gradient steps with a real (tiny) network on real self-play records.
+
+use rand::SeedableRng;
+use rand::rngs::SmallRng;
+use yinsh_zero::evaluator::UniformEvaluator;
+use yinsh_zero::mcts::SearchConfig;
+use yinsh_zero::nn::{ModelConfig, default_device};
+use yinsh_zero::replay::window::{ReplayWindow, WindowConfig};
+use yinsh_zero::selfplay::{self, Progress, SelfPlayConfig};
+use yinsh_zero::train::config::TrainConfig;
+use yinsh_zero::train::{Batch, Trainer};
+
+fn window() -> ReplayWindow {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = SelfPlayConfig {
+        workers: 1,
+        games_in_flight: 4,
+        blitz: true,
+        ..SelfPlayConfig::default()
+    };
+    let search = SearchConfig {
+        simulations: 8,
+        ..SearchConfig::default()
+    };
+    let s = selfplay::run(
+        &cfg,
+        &search,
+        4,
+        5,
+        0,
+        dir.path(),
+        "t",
+        |_| Ok(UniformEvaluator),
+        &Progress::default(),
+        &|| false,
+    )
+    .unwrap();
+    let mut w = ReplayWindow::new(WindowConfig::default());
+    for f in &s.files {
+        w.add_file(f).unwrap();
+    }
+    w
+}
+
+#[test]
+fn steps_fit_a_fixed_batch_and_report_sane_metrics() {
+    let w = window();
+    let mut rng = SmallRng::seed_from_u64(1);
+    let batch = Batch::new(&w.sample(&mut rng, 32), &mut rng);
+    let device = default_device();
+    let model = ModelConfig::new()
+        .with_blocks(1)
+        .with_channels(16)
+        .init(&device);
+    let cfg = TrainConfig {
+        warmup_steps: 1,
+        learning_rate: 3e-3,
+        ..TrainConfig::default()
+    };
+    let mut t = Trainer::new(model, cfg, &device, 0);
+    let first = t.step(&batch);
+    let mut last = first.clone();
+    for _ in 0..40 {
+        last = t.step(&batch);
+    }
+    assert!(
+        last.loss < first.loss * 0.8,
+        "{} -> {}",
+        first.loss,
+        last.loss
+    );
+    assert_eq!(last.step, 41);
+    assert!(first.policy_entropy > 0.0 && first.policy_entropy.is_finite());
+    assert!((0.0..=1.0).contains(&last.value_accuracy));
+    assert!(
+        last.policy_loss.is_finite() && last.value_loss.is_finite() && last.margin_loss.is_finite()
+    );
+
+    // Optimizer state survives a round trip through bytes.
+    let bytes = t.optimizer_bytes().unwrap();
+    assert!(!bytes.is_empty());
+    let mut u = Trainer::new(t.inference_model(), t.config().clone(), &device, t.steps());
+    u.load_optimizer(bytes).unwrap();
+    let a = t.step(&batch);
+    let b = u.step(&batch);
+    assert!(
+        (a.loss - b.loss).abs() < 1e-3 * a.loss.abs().max(1.0),
+        "{} vs {}",
+        a.loss,
+        b.loss
+    );
+    assert!(u.load_optimizer(b"garbage".to_vec()).is_err());
+}
+
+#[test]
+fn batches_hold_distributions_and_one_hot_results() {
+    let w = window();
+    let mut rng = SmallRng::seed_from_u64(2);
+    let b = Batch::new(&w.sample(&mut rng, 16), &mut rng);
+    let n = yinsh_zero::yinsh::ACTION_SPACE;
+    for i in 0..16 {
+        let p = &b.policy[i * n..(i + 1) * n];
+        let m = &b.mask[i * n..(i + 1) * n];
+        assert!((p.iter().sum::<f32>() - 1.0).abs() < 1e-3);
+        // Target mass only where the (transformed) position allows it.
+        assert!(p.iter().zip(m).all(|(&p, &m)| p == 0.0 || m == 0.0));
+        assert_eq!(b.wdl[i * 3..i * 3 + 3].iter().sum::<f32>(), 1.0);
+    }
+}
