@@ -27,8 +27,8 @@ fn averaged(ev: &mut NetEvaluator, pos: &Position) -> (Vec<(Action, f32)>, [f32;
                 .expect("transformed action is legal");
             priors[i] += e.priors[j] / 12.0;
         }
-        for k in 0..3 {
-            wdl[k] += e.wdl[k] / 12.0;
+        for (w, e) in wdl.iter_mut().zip(e.wdl) {
+            *w += e / 12.0;
         }
     }
     (legal.iter().copied().zip(priors).collect(), wdl)
