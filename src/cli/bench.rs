@@ -10,8 +10,9 @@ use serde::Serialize;
 
 use yinsh_zero::bench::{bench_engine, bench_selfplay, bench_train};
 use yinsh_zero::eval::{AlphaBetaConfig, AlphaBetaPlayer, parse_player};
-use yinsh_zero::mcts::{SearchConfig, bench_search};
+use yinsh_zero::mcts::{SearchConfig, bench_search, bench_search_with};
 use yinsh_zero::nn::{BenchOptions, bench_nn};
+use yinsh_zero::nn::{InferenceOptions, NetEvaluator, default_device};
 use yinsh_zero::run::config::RunConfig;
 use yinsh_zero::yinsh::{Decision, Position};
 
@@ -253,20 +254,37 @@ fn search(args: SearchArgs) -> anyhow::Result<()> {
         ..SearchConfig::default()
     };
     cfg.validate()?;
-    let b = bench_search(args.seconds, &cfg, args.games, 1);
+    let uniform = bench_search(args.seconds, &cfg, args.games, 1);
+    // The same search with the default network, one inference thread, as
+    // one self-play worker runs it.
+    let device = default_device();
+    let model = RunConfig::load(None)?.model.to_model_config().init(&device);
+    let mut net = NetEvaluator::new(model, device, InferenceOptions::default())?;
+    let with_net = bench_search_with(args.seconds, &cfg, args.games, 1, &mut net);
+    let report = serde_json::json!({
+        "sims_per_s": with_net.sims_per_s_uniform,
+        "sims_per_s_uniform": uniform.sims_per_s_uniform,
+        "games_in_flight": uniform.games_in_flight,
+        "simulations_per_move": uniform.simulations_per_move,
+        "gumbel": uniform.gumbel,
+        "seconds": args.seconds,
+    });
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&b)?);
+        println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
         println!(
-            "search benchmark ({}), one thread, {} games in flight, {} sims/move, {:.1} s",
-            if b.gumbel { "Gumbel" } else { "PUCT" },
-            b.games_in_flight,
-            b.simulations_per_move,
-            b.seconds
+            "search benchmark ({}), one thread, {} games in flight, {} sims/move",
+            if uniform.gumbel { "Gumbel" } else { "PUCT" },
+            uniform.games_in_flight,
+            uniform.simulations_per_move,
         );
         println!(
-            "simulations, uniform evaluator: {:>10.0} /s  ({} moves, {} games finished)",
-            b.sims_per_s_uniform, b.moves, b.games_finished
+            "simulations/s with the default network: {:>10.0}",
+            with_net.sims_per_s_uniform
+        );
+        println!(
+            "simulations/s, uniform evaluator:       {:>10.0}  (search overhead alone)",
+            uniform.sims_per_s_uniform
         );
     }
     Ok(())

@@ -42,13 +42,25 @@ pub struct SearchBench {
 /// # Panics
 /// If `cfg` does not validate.
 pub fn bench_search(seconds: f64, cfg: &SearchConfig, games: usize, seed: u64) -> SearchBench {
+    bench_search_with(seconds, cfg, games, seed, &mut UniformEvaluator)
+}
+
+/// [`bench_search`] with any evaluator (a network, to see search speed as
+/// self-play gets it); the rate is still reported as `sims_per_s_uniform`'s
+/// field, so callers label it.
+pub fn bench_search_with(
+    seconds: f64,
+    cfg: &SearchConfig,
+    games: usize,
+    seed: u64,
+    evaluator: &mut dyn Evaluator,
+) -> SearchBench {
     let games = games.max(1);
     let mut rng = SmallRng::seed_from_u64(seed);
     let fresh = |rng: &mut SmallRng| {
         Search::new(Position::new(), cfg.clone(), rng.random()).expect("bench config is valid")
     };
     let mut searches: Vec<Search> = (0..games).map(|_| fresh(&mut rng)).collect();
-    let mut evaluator = UniformEvaluator;
     let (mut done_sims, mut moves, mut finished) = (0u64, 0u64, 0u64);
     let mut waiting = Vec::with_capacity(games);
     let mut positions = Vec::with_capacity(games);
@@ -79,7 +91,7 @@ pub fn bench_search(seconds: f64, cfg: &SearchConfig, games: usize, seed: u64) -
         for (&i, eval) in waiting.iter().zip(evaluator.evaluate(&positions)) {
             searches[i]
                 .provide(eval)
-                .expect("the uniform evaluator answers every position");
+                .expect("the evaluator answers every position with its legal actions");
         }
     }
     let elapsed = start.elapsed().as_secs_f64();

@@ -56,7 +56,7 @@ use serde::{Deserialize, Serialize};
 use crate::evaluator::{Evaluation, Evaluator};
 use crate::yinsh::{Action, Position};
 
-pub use bench::{SearchBench, bench_search};
+pub use bench::{SearchBench, bench_search, bench_search_with};
 pub use config::SearchConfig;
 use gumbel::GumbelRoot;
 use tree::{NodeId, NodeState, Tree, terminal_wdl};
