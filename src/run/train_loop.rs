@@ -233,25 +233,43 @@ pub fn train(run: &RunDir, cfg: RunConfig, stop: &AtomicBool) -> Result<LoopSumm
             let (best_model, _) = checkpoint::load_model(&best_dir, &device)?;
             let progress = Progress::default();
             let t = Instant::now();
-            let s = selfplay::run(
-                &cfg.selfplay,
-                &cfg.search,
-                to_play,
-                sub_seed(cfg.run.seed, g * 1000 + attempts as u64),
-                best,
-                &run.selfplay(),
-                &format!("g{g:06}-a{attempts:02}"),
-                |_| {
-                    NetEvaluator::new(
-                        best_model.clone(),
-                        device.clone(),
-                        InferenceOptions::default(),
-                    )
-                    .map_err(|e| e.to_string())
-                },
-                &progress,
-                &|| stop.load(Ordering::Relaxed),
-            )?;
+            let bar = phase_bar(to_play, &format!("generation {g} self-play"));
+            let done = AtomicBool::new(false);
+            let s = std::thread::scope(|scope| {
+                scope.spawn(|| {
+                    while !done.load(Ordering::Relaxed) {
+                        bar.set_position(progress.games.load(Ordering::Relaxed));
+                        let secs = t.elapsed().as_secs_f64().max(1e-9);
+                        bar.set_message(format!(
+                            "{:.1} positions/s",
+                            progress.positions.load(Ordering::Relaxed) as f64 / secs
+                        ));
+                        std::thread::sleep(std::time::Duration::from_millis(250));
+                    }
+                });
+                let r = selfplay::run(
+                    &cfg.selfplay,
+                    &cfg.search,
+                    to_play,
+                    sub_seed(cfg.run.seed, g * 1000 + attempts as u64),
+                    best,
+                    &run.selfplay(),
+                    &format!("g{g:06}-a{attempts:02}"),
+                    |_| {
+                        NetEvaluator::new(
+                            best_model.clone(),
+                            device.clone(),
+                            InferenceOptions::default(),
+                        )
+                        .map_err(|e| e.to_string())
+                    },
+                    &progress,
+                    &|| stop.load(Ordering::Relaxed),
+                );
+                done.store(true, Ordering::Relaxed);
+                r
+            })?;
+            bar.finish_and_clear();
             let hours = t.elapsed().as_secs_f64() / 3600.0;
             let mut f = fields(&s);
             f.remove("files");
@@ -289,6 +307,7 @@ pub fn train(run: &RunDir, cfg: RunConfig, stop: &AtomicBool) -> Result<LoopSumm
         };
         let mut rng = SmallRng::seed_from_u64(sub_seed(cfg.run.seed ^ 0x7a11, g));
         let mut trained = 0u64;
+        let bar = phase_bar(steps, &format!("generation {g} training"));
         for _ in 0..steps {
             if stop.load(Ordering::Relaxed) {
                 interrupted = true;
@@ -296,9 +315,15 @@ pub fn train(run: &RunDir, cfg: RunConfig, stop: &AtomicBool) -> Result<LoopSumm
             }
             let batch = Batch::new(&window.sample(&mut rng, tc.batch_size), &mut rng);
             let m = trainer.step(&batch);
+            bar.inc(1);
+            bar.set_message(format!(
+                "loss {:.3}, {:.0} samples/s",
+                m.loss, m.samples_per_s
+            ));
             trained += tc.batch_size as u64;
             log.log("train", g, m.step, fields(&m));
         }
+        bar.finish_and_clear();
         if interrupted {
             break;
         }
@@ -405,7 +430,11 @@ fn gate(
     }
     let factory: &PlayerFactory =
         &|s: &str, seed: u64| parse_player(s, seed).map_err(|e| e.to_string());
-    let result = run_arena(&arena, factory, &mut |_| {})?;
+    let bar = phase_bar(gc.games, &format!("generation {candidate} gating"));
+    let result = run_arena(&arena, factory, &mut |games| {
+        bar.set_position(games.len() as u64)
+    })?;
+    bar.finish_and_clear();
     let pair = &result.pairings[0];
     let r = pair.results;
     let (rule, promoted) = match &result.sprt {
@@ -438,6 +467,18 @@ fn promoted_elo(ckpts: &Path, g: u64) -> Result<f64, LoopError> {
         cur = gate.against;
     }
     Ok(elo)
+}
+
+/// A progress bar on stderr for one phase (hidden when stderr is not a terminal).
+fn phase_bar(len: u64, what: &str) -> indicatif::ProgressBar {
+    let bar = indicatif::ProgressBar::new(len);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(&format!(
+            "{what} [{{elapsed_precise}}] {{bar:30}} {{pos}}/{{len}} {{msg}}"
+        ))
+        .expect("valid template"),
+    );
+    bar
 }
 
 fn now() -> u64 {
