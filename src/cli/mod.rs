@@ -8,6 +8,7 @@ use clap::{Parser, Subcommand};
 mod bench;
 mod engine;
 mod evaluate;
+mod export;
 mod matchcmd;
 mod perft;
 mod replay;
@@ -30,6 +31,8 @@ enum Command {
     Train(train::Args),
     /// Print a run's generation, best checkpoint, gating results and throughput.
     Status(train::StatusArgs),
+    /// Write a checkpoint's weights as safetensors with a JSON manifest.
+    Export(export::Args),
     /// Replay a BoardSpace `.sgf` game record step by step.
     Replay(replay::Args),
     /// Count decision sequences from a position (move-generation check).
@@ -55,6 +58,7 @@ pub fn main() -> ExitCode {
     let result = match cli.command {
         Command::Train(a) => train::run(a),
         Command::Status(a) => train::status(a),
+        Command::Export(a) => export::run(a),
         Command::Replay(a) => replay::run(a),
         Command::Perft(a) => perft::run(a),
         Command::Stats(a) => stats::run(a),

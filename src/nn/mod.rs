@@ -6,6 +6,7 @@
 pub mod backend;
 pub mod bench;
 pub mod config;
+pub mod export;
 pub mod inference;
 pub mod model;
 pub mod weights;

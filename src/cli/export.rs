@@ -1,0 +1,48 @@
+//! `yinsh-zero export`: a checkpoint's weights for use elsewhere.
+
+use std::path::PathBuf;
+
+use yinsh_zero::nn::default_device;
+use yinsh_zero::nn::export::{export_safetensors, manifest_path};
+use yinsh_zero::run::checkpoint;
+
+/// Export formats this build writes.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+pub enum Format {
+    /// safetensors tensors plus `<out>.json` describing them.
+    Safetensors,
+}
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Checkpoint directory (e.g. runs/a/checkpoints/000012).
+    #[arg(long)]
+    checkpoint: PathBuf,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "safetensors")]
+    format: Format,
+    /// File to write; the manifest goes to `<out>.json`.
+    #[arg(long)]
+    out: PathBuf,
+}
+
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let device = default_device();
+    let (model, meta) = checkpoint::load_model(&args.checkpoint, &device)?;
+    let config = meta.model.to_model_config();
+    match args.format {
+        Format::Safetensors => {
+            let m = export_safetensors(&model, &config, meta.generation, &args.out)?;
+            println!(
+                "wrote {} ({} tensors, {}x{} network, generation {}) and {}",
+                args.out.display(),
+                m.tensors.len(),
+                m.network.blocks,
+                m.network.channels,
+                m.generation,
+                manifest_path(&args.out).display()
+            );
+        }
+    }
+    Ok(())
+}
