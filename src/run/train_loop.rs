@@ -352,8 +352,13 @@ pub fn train(run: &RunDir, cfg: RunConfig, stop: &AtomicBool) -> Result<LoopSumm
             .map_err(|e| anyhow::anyhow!("optimizer state: {e}"))?;
         let dir = checkpoint::save(&ckpts, &meta, &candidate, Some(&optimizer))?;
 
-        // 4. Gating.
-        let result = gate(&cfg, &ckpts, g, best, stop)?;
+        // 4. Gating. A stop request leaves the candidate ungated; the
+        //    resumed run trains on from it and it is never promoted.
+        if stop.load(Ordering::Relaxed) {
+            interrupted = true;
+            break;
+        }
+        let result = gate(&cfg, &ckpts, g, best)?;
         meta.gating = Some(result.clone());
         write_atomic(&dir.join("meta.json"), &serde_json::to_vec_pretty(&meta)?)?;
         log.log("gating", g, trainer.steps(), fields(&result));
@@ -390,19 +395,16 @@ fn gate(
     ckpts: &Path,
     candidate: u64,
     best: u64,
-    stop: &AtomicBool,
 ) -> Result<GatingResult, LoopError> {
     let gc = &cfg.gating;
-    if !gc.enabled || stop.load(Ordering::Relaxed) {
+    if !gc.enabled {
         return Ok(GatingResult {
             against: best,
             wins: 0,
             draws: 0,
             losses: 0,
             score: 0.5,
-            // Without gating every candidate is promoted; a stopping run
-            // promotes nothing it has not judged.
-            promoted: !gc.enabled,
+            promoted: true,
             rule: "disabled".into(),
         });
     }
