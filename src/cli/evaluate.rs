@@ -342,16 +342,7 @@ fn history_only(args: &Args) -> anyhow::Result<()> {
             pairs.push(key);
         }
     }
-    let pairings: Vec<PairingResult> = pairs
-        .iter()
-        .map(|(a, b)| {
-            let mine: Vec<&ArenaGame> = games
-                .iter()
-                .filter(|g| &g.first == a && &g.second == b)
-                .collect();
-            PairingResult::from_games(a, b, &mine)
-        })
-        .collect();
+    let pairings = PairingResult::group(&pairs, &games);
     let config = ArenaConfig::round_robin(&[], 0, 0);
     println!("{} games recorded in {}", games.len(), dir.display());
     print_tables(&pairings, &config);

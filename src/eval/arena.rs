@@ -222,42 +222,8 @@ pub fn play_from_opening(
         black.observe(&before, a);
         actions.push(a);
     }
-    while !pos.is_over() {
-        let colour = pos.to_act();
-        let player: &mut dyn Player = match colour {
-            Color::White => white,
-            Color::Black => black,
-        };
-        let action = match player.try_choose(&pos) {
-            Ok(a) => a,
-            Err(failure) => {
-                let e = PlayError::PlayerFailed {
-                    player: player.name(),
-                    colour,
-                    step: actions.len(),
-                    failure,
-                };
-                return (actions, Err(e));
-            }
-        };
-        let before = pos;
-        if let Err(e) = pos.play(action) {
-            let e = PlayError::IllegalAction {
-                player: player.name(),
-                colour,
-                step: actions.len(),
-                action: e.action,
-                reason: e.reason,
-                position: before.to_string(),
-            };
-            return (actions, Err(e));
-        }
-        white.observe(&before, action);
-        black.observe(&before, action);
-        actions.push(action);
-    }
-    let outcome = pos.outcome().expect("a finished game has an outcome");
-    (actions, Ok(outcome))
+    let result = super::game::play_out(white, black, &mut pos, &mut actions);
+    (actions, result)
 }
 
 /// The results of one pairing.
@@ -357,6 +323,23 @@ pub struct ArenaResult {
     /// Every game, in schedule order.
     pub games: Vec<ArenaGame>,
     pub sprt: Option<SprtReport>,
+}
+
+impl PairingResult {
+    /// One result per pairing, in `pairs` order, from the games between
+    /// each pair (`first` vs `second` as named in the game records).
+    pub fn group(pairs: &[(String, String)], games: &[ArenaGame]) -> Vec<PairingResult> {
+        pairs
+            .iter()
+            .map(|(a, b)| {
+                let mine: Vec<&ArenaGame> = games
+                    .iter()
+                    .filter(|g| &g.first == a && &g.second == b)
+                    .collect();
+                PairingResult::from_games(a, b, &mine)
+            })
+            .collect()
+    }
 }
 
 impl ArenaResult {
@@ -464,16 +447,7 @@ pub fn run_arena(
             break 'batches;
         }
     }
-    let pairing_results = pairings
-        .iter()
-        .map(|(a, b)| {
-            let mine: Vec<&ArenaGame> = games
-                .iter()
-                .filter(|g| &g.first == a && &g.second == b)
-                .collect();
-            PairingResult::from_games(a, b, &mine)
-        })
-        .collect();
+    let pairing_results = PairingResult::group(&pairings, &games);
     Ok(ArenaResult {
         seed: config.seed,
         pairings: pairing_results,

@@ -86,13 +86,30 @@ pub fn play_game(
     black.new_game(&start);
     let mut pos = start;
     let mut actions = Vec::with_capacity(128);
+    let outcome = play_out(white, black, &mut pos, &mut actions)?;
+    Ok(GameRecord {
+        start,
+        actions,
+        outcome,
+    })
+}
+
+/// Plays `pos` to the end, asking each side in turn, telling both players
+/// every action and appending it to `actions` (kept up to the failure when
+/// a player fails or answers illegally).
+pub(crate) fn play_out(
+    white: &mut dyn Player,
+    black: &mut dyn Player,
+    pos: &mut Position,
+    actions: &mut Vec<Action>,
+) -> Result<Outcome, PlayError> {
     while !pos.is_over() {
         let colour = pos.to_act();
         let player: &mut dyn Player = match colour {
             Color::White => white,
             Color::Black => black,
         };
-        let action = match player.try_choose(&pos) {
+        let action = match player.try_choose(pos) {
             Ok(a) => a,
             Err(failure) => {
                 return Err(PlayError::PlayerFailed {
@@ -103,7 +120,7 @@ pub fn play_game(
                 });
             }
         };
-        let before = pos;
+        let before = *pos;
         if let Err(e) = pos.play(action) {
             return Err(PlayError::IllegalAction {
                 player: player.name(),
@@ -118,10 +135,5 @@ pub fn play_game(
         black.observe(&before, action);
         actions.push(action);
     }
-    let outcome = pos.outcome().expect("a finished game has an outcome");
-    Ok(GameRecord {
-        start,
-        actions,
-        outcome,
-    })
+    Ok(pos.outcome().expect("a finished game has an outcome"))
 }
