@@ -33,7 +33,7 @@ use super::seed::sub_seed;
 use super::sprt::{Sprt, Verdict};
 use crate::run::atomic::write_atomic;
 use crate::yinsh::notation::format_game;
-use crate::yinsh::{Action, Color, Decision, Position, Variant};
+use crate::yinsh::{Action, Color, Decision, Outcome, Position, Variant};
 
 /// Builds the player for a spec with a seed; an error forfeits the game.
 /// [`crate::engine::build_player`] (internal and external players) and
@@ -402,8 +402,7 @@ pub fn run_arena(
     // progress is reported; they never change a game's result.
     let batch = (rayon::current_num_threads() * 4).max(8);
     let mut games: Vec<ArenaGame> = Vec::with_capacity(total);
-    let mut sprt_report = None;
-    let mut running = PairResults::default();
+    let mut tracker = config.sprt.map(SprtTracker::new);
     'batches: for start in (0..total).step_by(batch) {
         let end = (start + batch).min(total);
         let played: Vec<ArenaGame> = (start..end)
@@ -411,37 +410,17 @@ pub fn run_arena(
             .map(|k| play_scheduled(config, &pairings, k, factory))
             .collect();
         let mut kept = played.len();
-        if let Some(sprt) = &config.sprt {
+        let mut decided = false;
+        if let Some(t) = &mut tracker {
             for (n, g) in played.iter().enumerate() {
-                let s = g.score_first();
-                if s > 0.75 {
-                    running.wins += 1;
-                } else if s < 0.25 {
-                    running.losses += 1;
-                } else {
-                    running.draws += 1;
-                }
-                let verdict = sprt.verdict(&running);
-                let (lo, hi) = sprt.bounds();
-                sprt_report = Some(SprtReport {
-                    sprt: *sprt,
-                    llr: sprt.llr(&running),
-                    lower_bound: lo,
-                    upper_bound: hi,
-                    verdict,
-                    games: running.games(),
-                });
-                if verdict != Verdict::Continue {
+                if t.add(g) {
                     kept = n + 1;
+                    decided = true;
                     break;
                 }
             }
         }
         progress(&played[..kept]);
-        let decided = kept < played.len()
-            || sprt_report
-                .as_ref()
-                .is_some_and(|r| r.verdict != Verdict::Continue);
         games.extend(played.into_iter().take(kept));
         if decided {
             break 'batches;
@@ -452,17 +431,67 @@ pub fn run_arena(
         seed: config.seed,
         pairings: pairing_results,
         games,
-        sprt: sprt_report,
+        sprt: tracker.and_then(|t| t.report),
     })
 }
 
-/// Plays game `k` of the schedule.
-fn play_scheduled(
+/// An SPRT fed one game at a time, in schedule order.
+pub(crate) struct SprtTracker {
+    sprt: Sprt,
+    running: PairResults,
+    pub report: Option<SprtReport>,
+}
+
+impl SprtTracker {
+    pub fn new(sprt: Sprt) -> SprtTracker {
+        SprtTracker {
+            sprt,
+            running: PairResults::default(),
+            report: None,
+        }
+    }
+
+    /// Counts `game` (from its first player's view); true once decided.
+    pub fn add(&mut self, game: &ArenaGame) -> bool {
+        let s = game.score_first();
+        if s > 0.75 {
+            self.running.wins += 1;
+        } else if s < 0.25 {
+            self.running.losses += 1;
+        } else {
+            self.running.draws += 1;
+        }
+        let verdict = self.sprt.verdict(&self.running);
+        let (lo, hi) = self.sprt.bounds();
+        self.report = Some(SprtReport {
+            sprt: self.sprt,
+            llr: self.sprt.llr(&self.running),
+            lower_bound: lo,
+            upper_bound: hi,
+            verdict,
+            games: self.running.games(),
+        });
+        verdict != Verdict::Continue
+    }
+}
+
+/// Game `k` of a schedule, before it is played.
+#[derive(Clone, Debug)]
+pub(crate) struct ScheduledGame {
+    /// The record, its result still to be filled in by [`ArenaGame::finish`].
+    pub game: ArenaGame,
+    pub opening: Vec<Action>,
+    /// Seeds of the first and second player of the pairing.
+    pub seeds: [u64; 2],
+}
+
+/// Game `k` of `config`'s schedule: which pairing, which colours, which
+/// opening and which seeds (all from the config alone).
+pub(crate) fn schedule(
     config: &ArenaConfig,
     pairings: &[(String, String)],
     k: usize,
-    factory: &PlayerFactory,
-) -> ArenaGame {
+) -> ScheduledGame {
     let p = k % pairings.len();
     let g = (k / pairings.len()) as u32;
     let (first, second) = &pairings[p];
@@ -474,13 +503,8 @@ fn play_scheduled(
     } else {
         (second, first)
     };
-    let (white_seed, black_seed) = if first_white {
-        (sub_seed(seed, 0), sub_seed(seed, 1))
-    } else {
-        (sub_seed(seed, 1), sub_seed(seed, 0))
-    };
     let start = Position::with_variant(config.variant);
-    let mut game = ArenaGame {
+    let game = ArenaGame {
         index: k as u32,
         first: first.clone(),
         second: second.clone(),
@@ -501,41 +525,75 @@ fn play_scheduled(
             "standard".into()
         },
     };
-    let forfeit = |game: &mut ArenaGame, side: Color, error: String| {
-        game.score_white = if side == Color::White { 0.0 } else { 1.0 };
-        game.reason = "forfeit".into();
-        game.forfeit = Some(Forfeit {
-            side: side.to_string(),
-            player: if side == Color::White {
-                game.white.clone()
-            } else {
-                game.black.clone()
-            },
-            error,
-        });
+    ScheduledGame {
+        game,
+        opening,
+        seeds: [sub_seed(seed, 0), sub_seed(seed, 1)],
+    }
+}
+
+impl ArenaGame {
+    /// Fills in how the game ended after `length` decisions: an outcome, or
+    /// a forfeit by the side that failed.
+    pub(crate) fn finish(&mut self, length: usize, end: Result<Outcome, (Color, String)>) {
+        self.length = length;
+        match end {
+            Ok(outcome) => {
+                self.score_white = (outcome.score_for(Color::White) as f64 + 1.0) / 2.0;
+                self.reason = outcome.reason.name().into();
+            }
+            Err((side, error)) => {
+                self.score_white = if side == Color::White { 0.0 } else { 1.0 };
+                self.reason = "forfeit".into();
+                self.forfeit = Some(Forfeit {
+                    side: side.to_string(),
+                    player: if side == Color::White {
+                        self.white.clone()
+                    } else {
+                        self.black.clone()
+                    },
+                    error,
+                });
+            }
+        }
+        self.result = match self.score_white {
+            s if s > 0.75 => "1-0",
+            s if s < 0.25 => "0-1",
+            _ => "1/2-1/2",
+        }
+        .into();
+    }
+}
+
+/// Plays game `k` of the schedule.
+fn play_scheduled(
+    config: &ArenaConfig,
+    pairings: &[(String, String)],
+    k: usize,
+    factory: &PlayerFactory,
+) -> ArenaGame {
+    let ScheduledGame {
+        mut game,
+        opening,
+        seeds,
+    } = schedule(config, pairings, k);
+    let (white_seed, black_seed) = if game.first_white {
+        (seeds[0], seeds[1])
+    } else {
+        (seeds[1], seeds[0])
     };
-    match (factory(white, white_seed), factory(black, black_seed)) {
-        (Err(e), _) => forfeit(&mut game, Color::White, e),
-        (_, Err(e)) => forfeit(&mut game, Color::Black, e),
+    match (
+        factory(&game.white, white_seed),
+        factory(&game.black, black_seed),
+    ) {
+        (Err(e), _) => game.finish(0, Err((Color::White, e))),
+        (_, Err(e)) => game.finish(0, Err((Color::Black, e))),
         (Ok(mut w), Ok(mut b)) => {
             let (actions, end) =
                 play_from_opening(w.as_mut(), b.as_mut(), config.variant, &opening);
-            game.length = actions.len();
-            match end {
-                Ok(outcome) => {
-                    game.score_white = (outcome.score_for(Color::White) as f64 + 1.0) / 2.0;
-                    game.reason = outcome.reason.name().into();
-                }
-                Err(e) => forfeit(&mut game, e.colour(), e.to_string()),
-            }
+            game.finish(actions.len(), end.map_err(|e| (e.colour(), e.to_string())));
         }
     }
-    game.result = match game.score_white {
-        s if s > 0.75 => "1-0",
-        s if s < 0.25 => "0-1",
-        _ => "1/2-1/2",
-    }
-    .into();
     game
 }
 

@@ -18,6 +18,7 @@
 
 pub mod alphabeta;
 mod arena;
+mod duel;
 mod elo;
 mod game;
 mod greedy;
@@ -36,6 +37,7 @@ pub use arena::{
     PairingResult, PlayerFactory, SprtReport, fit_games, new_history_file, play_from_opening,
     read_history, run_arena, write_history,
 };
+pub use duel::{DuelError, DuelResult, DuelSettings, run_duel};
 pub use elo::{
     EloError, EloFit, PairResults, Rating, ResultTable, Z95, elo_from_score, score_from_elo,
 };

@@ -23,9 +23,8 @@ use super::atomic::write_atomic;
 use super::checkpoint::{self, CHECKPOINT_VERSION, CheckpointMeta, GatingResult};
 use super::config::{RunConfig, SAFE_TO_CHANGE};
 use super::metrics::{MetricsLog, fields};
-use crate::eval::{
-    ArenaConfig, Openings, PlayerFactory, Sprt, Verdict, parse_player, run_arena, sub_seed,
-};
+use crate::eval::{ArenaConfig, DuelSettings, Openings, Sprt, Verdict, run_duel, sub_seed};
+use crate::mcts::SearchConfig;
 use crate::nn::{InferenceOptions, NetEvaluator};
 use crate::replay::window::ReplayWindow;
 use crate::selfplay::{self, Progress};
@@ -358,7 +357,10 @@ pub fn train(run: &RunDir, cfg: RunConfig, stop: &AtomicBool) -> Result<LoopSumm
             interrupted = true;
             break;
         }
-        let result = gate(&cfg, &ckpts, g, best)?;
+        let Some(result) = gate(&cfg, &ckpts, g, best, stop)? else {
+            interrupted = true;
+            break;
+        };
         meta.gating = Some(result.clone());
         write_atomic(&dir.join("meta.json"), &serde_json::to_vec_pretty(&meta)?)?;
         log.log("gating", g, trainer.steps(), fields(&result));
@@ -389,16 +391,18 @@ pub fn train(run: &RunDir, cfg: RunConfig, stop: &AtomicBool) -> Result<LoopSumm
     })
 }
 
-/// Plays the candidate against the best network and decides promotion.
+/// Plays the candidate against the best network and decides promotion;
+/// `None` when `stop` cut the match short (the candidate stays ungated).
 fn gate(
     cfg: &RunConfig,
     ckpts: &Path,
     candidate: u64,
     best: u64,
-) -> Result<GatingResult, LoopError> {
+    stop: &AtomicBool,
+) -> Result<Option<GatingResult>, LoopError> {
     let gc = &cfg.gating;
     if !gc.enabled {
-        return Ok(GatingResult {
+        return Ok(Some(GatingResult {
             against: best,
             wins: 0,
             draws: 0,
@@ -406,18 +410,22 @@ fn gate(
             score: 0.5,
             promoted: true,
             rule: "disabled".into(),
-        });
+        }));
     }
-    let spec = |g: u64| {
-        format!(
+    let device = cfg.run.backend.device()?;
+    let mut models = Vec::new();
+    let mut names = Vec::new();
+    for g in [candidate, best] {
+        let dir = checkpoint::generation_dir(ckpts, g);
+        models.push(checkpoint::load_model(&dir, &device)?.0);
+        names.push(format!(
             "net-mcts:checkpoint={},sims={}",
-            checkpoint::generation_dir(ckpts, g).display(),
+            dir.display(),
             gc.simulations
-        )
-    };
-    let players = [spec(candidate), spec(best)];
+        ));
+    }
     let mut arena = ArenaConfig::round_robin(
-        &[players[0].as_str(), players[1].as_str()],
+        &[names[0].as_str(), names[1].as_str()],
         gc.games as u32,
         sub_seed(cfg.run.seed ^ 0x9a7e, candidate),
     );
@@ -430,20 +438,47 @@ fn gate(
     if let Some([e0, e1]) = gc.sprt {
         arena.sprt = Some(Sprt::new(e0, e1)?);
     }
-    let factory: &PlayerFactory =
-        &|s: &str, seed: u64| parse_player(s, seed).map_err(|e| e.to_string());
+    // The same players as `net-mcts:sims=N` specs, batched like self-play.
+    let workers = cfg.selfplay.worker_count().max(1);
+    let settings = DuelSettings {
+        search: SearchConfig {
+            simulations: gc.simulations,
+            ..SearchConfig::for_play()
+        },
+        workers,
+        games_in_flight: (gc.games as usize)
+            .div_ceil(workers)
+            .clamp(1, cfg.selfplay.games_in_flight.max(1)),
+    };
     let bar = phase_bar(gc.games, &format!("generation {candidate} gating"));
-    let result = run_arena(&arena, factory, &mut |games| {
-        bar.set_position(games.len() as u64)
-    })?;
+    let counted = std::sync::atomic::AtomicU64::new(0);
+    let result = run_duel(
+        &arena,
+        &settings,
+        |_| {
+            let net = |m: &crate::nn::Model| {
+                NetEvaluator::new(m.clone(), device.clone(), InferenceOptions::default())
+                    .map_err(|e| e.to_string())
+            };
+            Ok([net(&models[0])?, net(&models[1])?])
+        },
+        &|games| {
+            let n = counted.fetch_add(games.len() as u64, Ordering::Relaxed);
+            bar.set_position(n + games.len() as u64);
+        },
+        &|| stop.load(Ordering::Relaxed),
+    )?;
     bar.finish_and_clear();
-    let pair = &result.pairings[0];
+    if result.interrupted {
+        return Ok(None);
+    }
+    let pair = &result.arena.pairings[0];
     let r = pair.results;
-    let (rule, promoted) = match &result.sprt {
+    let (rule, promoted) = match &result.arena.sprt {
         Some(s) => ("sprt", s.verdict == Verdict::AcceptH1),
         None => ("threshold", pair.score >= gc.threshold),
     };
-    Ok(GatingResult {
+    Ok(Some(GatingResult {
         against: best,
         wins: r.wins as u64,
         draws: r.draws as u64,
@@ -451,7 +486,7 @@ fn gate(
         score: pair.score,
         promoted,
         rule: rule.into(),
-    })
+    }))
 }
 
 /// Elo of promoted generation `g` against generation 0: the sum of the Elo

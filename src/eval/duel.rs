@@ -1,0 +1,319 @@
+//! Batched matches between two searched evaluators: the gating match.
+//!
+//! The arena plays each game on its own thread and its search players ask
+//! for one leaf evaluation at a time, which leaves a network at batch size
+//! one. A duel steps many games per worker the way self-play does, and
+//! evaluates the leaves waiting on each side in one batch per side, so
+//! gating runs at self-play's network throughput.
+//!
+//! The schedule (pairing order, colours, openings, seeds) is the arena's
+//! ([`ArenaConfig`]), and so are the records ([`ArenaGame`]); with an SPRT,
+//! games count in schedule order, so the verdict falls at the same game
+//! whatever order the workers finish them in.
+
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+use super::arena::{
+    ArenaConfig, ArenaError, ArenaGame, ArenaResult, PairingResult, ScheduledGame, SprtTracker,
+    schedule,
+};
+use crate::evaluator::Evaluator;
+use crate::mcts::{Leaf, Search, SearchConfig, SearchError};
+use crate::yinsh::{Color, Position};
+
+/// How a duel is played besides its schedule.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DuelSettings {
+    /// Both sides search with this (normally [`SearchConfig::for_play`]
+    /// with the wanted simulations).
+    pub search: SearchConfig,
+    /// Worker threads, each with its own pair of evaluators.
+    pub workers: usize,
+    /// Games each worker steps together.
+    pub games_in_flight: usize,
+}
+
+/// What can stop a duel.
+#[derive(Debug, thiserror::Error)]
+pub enum DuelError {
+    #[error(transparent)]
+    Arena(#[from] ArenaError),
+    #[error("a duel has exactly two players, not {0}")]
+    NotTwoPlayers(usize),
+    #[error("a duel needs at least one worker and one game in flight")]
+    NoWorkers,
+    #[error("worker {worker}: cannot build its evaluators: {msg}")]
+    Evaluator { worker: usize, msg: String },
+    #[error("search: {0}")]
+    Search(#[from] SearchError),
+}
+
+/// A finished or stopped duel.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DuelResult {
+    /// The games counted, in schedule order (under an SPRT, up to the game
+    /// that decided it).
+    pub arena: ArenaResult,
+    /// Stopped by `should_stop` before the schedule (or the SPRT) was done;
+    /// unfinished games were dropped.
+    pub interrupted: bool,
+}
+
+/// Games finished but not yet counted, and those counted so far.
+struct Tally {
+    finished: BTreeMap<usize, ArenaGame>,
+    counted: Vec<ArenaGame>,
+    sprt: Option<SprtTracker>,
+}
+
+/// Plays the two-player schedule of `config` (its `players`, in order,
+/// are evaluated by the first and second evaluator that `make_evaluators`
+/// builds on each worker's thread). `progress` sees games as they are
+/// counted; once `should_stop` says so, workers drop their unfinished games
+/// and the result is marked interrupted.
+///
+/// ```
+/// use yinsh_zero::eval::{ArenaConfig, DuelSettings, run_duel};
+/// use yinsh_zero::evaluator::UniformEvaluator;
+/// use yinsh_zero::mcts::SearchConfig;
+///
+/// let config = ArenaConfig::round_robin(&["a", "b"], 4, 3);
+/// let settings = DuelSettings {
+///     search: SearchConfig { simulations: 8, ..SearchConfig::for_play() },
+///     workers: 2,
+///     games_in_flight: 2,
+/// };
+/// let r = run_duel(&config, &settings, |_| Ok([UniformEvaluator, UniformEvaluator]),
+///                  &|_| {}, &|| false).unwrap();
+/// assert_eq!(r.arena.games.len(), 4);
+/// assert_eq!(r.arena.pairings[0].results.games(), 4);
+/// assert!(!r.interrupted);
+/// ```
+pub fn run_duel<E, F>(
+    config: &ArenaConfig,
+    settings: &DuelSettings,
+    make_evaluators: F,
+    progress: &(dyn Fn(&[ArenaGame]) + Sync),
+    should_stop: &(dyn Fn() -> bool + Sync),
+) -> Result<DuelResult, DuelError>
+where
+    E: Evaluator,
+    F: Fn(usize) -> Result<[E; 2], String> + Sync,
+{
+    if config.gauntlet.is_some() || config.players.len() != 2 {
+        return Err(DuelError::NotTwoPlayers(
+            config.players.len() + config.gauntlet.is_some() as usize,
+        ));
+    }
+    if config.games == 0 {
+        return Err(ArenaError::NoGames.into());
+    }
+    if settings.workers == 0 || settings.games_in_flight == 0 {
+        return Err(DuelError::NoWorkers);
+    }
+    settings.search.validate()?;
+    let pairings = config.pairings();
+    let total = config.games as usize;
+    let next = AtomicUsize::new(0);
+    let decided = AtomicBool::new(false);
+    let tally = Mutex::new(Tally {
+        finished: BTreeMap::new(),
+        counted: Vec::new(),
+        sprt: config.sprt.map(SprtTracker::new),
+    });
+    let errors = Mutex::new(Vec::new());
+    std::thread::scope(|s| {
+        for w in 0..settings.workers {
+            let (next, decided, tally, errors, make_evaluators, pairings) = (
+                &next,
+                &decided,
+                &tally,
+                &errors,
+                &make_evaluators,
+                &pairings,
+            );
+            s.spawn(move || {
+                let r = make_evaluators(w)
+                    .map_err(|msg| DuelError::Evaluator { worker: w, msg })
+                    .and_then(|mut evs| {
+                        let worker = DuelWorker {
+                            config,
+                            settings,
+                            pairings,
+                            total,
+                            next,
+                            decided,
+                            tally,
+                            progress,
+                            should_stop,
+                        };
+                        worker.play(&mut evs)
+                    });
+                if let Err(e) = r {
+                    // One failing worker stops the others.
+                    decided.store(true, Ordering::Relaxed);
+                    errors.lock().unwrap().push(e);
+                }
+            });
+        }
+    });
+    if let Some(e) = errors.into_inner().unwrap().into_iter().next() {
+        return Err(e);
+    }
+    let tally = tally.into_inner().unwrap();
+    let sprt_decided = tally
+        .sprt
+        .as_ref()
+        .and_then(|t| t.report.as_ref())
+        .is_some_and(|r| r.verdict != super::Verdict::Continue);
+    let interrupted = tally.counted.len() < total && !sprt_decided;
+    let games = tally.counted;
+    Ok(DuelResult {
+        arena: ArenaResult {
+            seed: config.seed,
+            pairings: PairingResult::group(&pairings, &games),
+            games,
+            sprt: tally.sprt.and_then(|t| t.report),
+        },
+        interrupted,
+    })
+}
+
+/// A game in progress: each side keeps its own tree (and reuses it), both
+/// following every decision.
+struct Game {
+    scheduled: ScheduledGame,
+    /// Searches of the first and second player.
+    searches: [Search; 2],
+    decisions: usize,
+}
+
+impl Game {
+    /// Which player (0 = first) is to act.
+    fn side_to_act(&self) -> usize {
+        let pos = self.searches[0].position();
+        let white_to_act = pos.to_act() == Color::White;
+        usize::from(white_to_act != self.scheduled.game.first_white)
+    }
+}
+
+struct DuelWorker<'a> {
+    config: &'a ArenaConfig,
+    settings: &'a DuelSettings,
+    pairings: &'a [(String, String)],
+    total: usize,
+    next: &'a AtomicUsize,
+    decided: &'a AtomicBool,
+    tally: &'a Mutex<Tally>,
+    progress: &'a (dyn Fn(&[ArenaGame]) + Sync),
+    should_stop: &'a (dyn Fn() -> bool + Sync),
+}
+
+impl DuelWorker<'_> {
+    fn start(&self) -> Result<Option<Game>, DuelError> {
+        if self.decided.load(Ordering::Relaxed) {
+            return Ok(None);
+        }
+        let k = self.next.fetch_add(1, Ordering::Relaxed);
+        if k >= self.total {
+            return Ok(None);
+        }
+        let scheduled = schedule(self.config, self.pairings, k);
+        let mut pos = Position::with_variant(self.config.variant);
+        for &a in &scheduled.opening {
+            pos.play(a)
+                .expect("arena openings are legal ring placements");
+        }
+        let searches = [
+            Search::new(pos, self.settings.search.clone(), scheduled.seeds[0])?,
+            Search::new(pos, self.settings.search.clone(), scheduled.seeds[1])?,
+        ];
+        Ok(Some(Game {
+            decisions: scheduled.opening.len(),
+            scheduled,
+            searches,
+        }))
+    }
+
+    /// Counts a finished game, in schedule order; an SPRT verdict stops
+    /// new games everywhere.
+    fn count(&self, game: ArenaGame) {
+        let mut t = self.tally.lock().unwrap();
+        t.finished.insert(game.index as usize, game);
+        let first_new = t.counted.len();
+        while !self.decided.load(Ordering::Relaxed) {
+            let k = t.counted.len();
+            let Some(g) = t.finished.remove(&k) else {
+                break;
+            };
+            if let Some(sprt) = &mut t.sprt
+                && sprt.add(&g)
+            {
+                self.decided.store(true, Ordering::Relaxed);
+            }
+            t.counted.push(g);
+        }
+        if t.counted.len() > first_new {
+            (self.progress)(&t.counted[first_new..]);
+        }
+    }
+
+    fn play<E: Evaluator>(&self, evaluators: &mut [E; 2]) -> Result<(), DuelError> {
+        let mut slots: Vec<Option<Game>> = Vec::new();
+        for _ in 0..self.settings.games_in_flight {
+            slots.push(self.start()?);
+        }
+        let mut waiting: [Vec<usize>; 2] = [Vec::new(), Vec::new()];
+        let mut positions: [Vec<Position>; 2] = [Vec::new(), Vec::new()];
+        loop {
+            if (self.should_stop)() || self.decided.load(Ordering::Relaxed) {
+                return Ok(());
+            }
+            for side in 0..2 {
+                waiting[side].clear();
+                positions[side].clear();
+            }
+            for (i, slot) in slots.iter_mut().enumerate() {
+                while let Some(game) = slot {
+                    let side = game.side_to_act();
+                    match game.searches[side].next_leaf() {
+                        Leaf::NeedsEval(p) => {
+                            waiting[side].push(i);
+                            positions[side].push(p);
+                            break;
+                        }
+                        Leaf::Done => {
+                            let action = game.searches[side].result().action;
+                            for s in &mut game.searches {
+                                s.advance(action)?;
+                            }
+                            game.decisions += 1;
+                            let pos = *game.searches[0].position();
+                            if let Some(outcome) = pos.outcome() {
+                                let mut g = slot.take().expect("slot holds a game");
+                                g.scheduled.game.finish(g.decisions, Ok(outcome));
+                                self.count(g.scheduled.game);
+                                *slot = self.start()?;
+                            }
+                        }
+                    }
+                }
+            }
+            if waiting.iter().all(|w| w.is_empty()) {
+                return Ok(());
+            }
+            for side in 0..2 {
+                if positions[side].is_empty() {
+                    continue;
+                }
+                let evals = evaluators[side].evaluate(&positions[side]);
+                for (&i, e) in waiting[side].iter().zip(evals) {
+                    let game = slots[i].as_mut().expect("waiting slot");
+                    game.searches[side].provide(e)?;
+                }
+            }
+        }
+    }
+}
