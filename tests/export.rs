@@ -86,3 +86,154 @@ fn a_safetensors_export_reloads_with_identical_outputs() {
     assert!(!out2.status.success());
     assert!(String::from_utf8_lossy(&out2.stderr).contains("not a yinsh-zero checkpoint"));
 }
+
+/// A network whose weights and batch-norm statistics have moved away from
+/// their initial values (so that an export that dropped either would show),
+/// saved as a checkpoint.
+fn trained_checkpoint(root: &std::path::Path, shape: &ModelSection) -> std::path::PathBuf {
+    use rand::SeedableRng;
+    use yinsh_zero::evaluator::UniformEvaluator;
+    use yinsh_zero::mcts::SearchConfig;
+    use yinsh_zero::replay::window::{ReplayWindow, WindowConfig};
+    use yinsh_zero::selfplay::{self, Progress, SelfPlayConfig};
+    use yinsh_zero::train::config::TrainConfig;
+    use yinsh_zero::train::{Batch, Trainer};
+
+    let records = root.join("records");
+    std::fs::create_dir_all(&records).unwrap();
+    let cfg = SelfPlayConfig {
+        workers: 1,
+        games_in_flight: 2,
+        blitz: true,
+        ..SelfPlayConfig::default()
+    };
+    let search = SearchConfig {
+        simulations: 4,
+        ..SearchConfig::default()
+    };
+    let s = selfplay::run(
+        &cfg,
+        &search,
+        2,
+        9,
+        0,
+        &records,
+        "t",
+        |_| Ok(UniformEvaluator),
+        &Progress::default(),
+        &|| false,
+    )
+    .unwrap();
+    let mut w = ReplayWindow::new(WindowConfig::default());
+    for f in &s.files {
+        w.add_file(f).unwrap();
+    }
+    let device = default_device();
+    let train = TrainConfig {
+        warmup_steps: 1,
+        learning_rate: 1e-2,
+        ..TrainConfig::default()
+    };
+    let mut t = Trainer::new(shape.to_model_config().init(&device), train, &device, 0);
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(4);
+    for _ in 0..5 {
+        let batch = Batch::new(&w.sample(&mut rng, 16), &mut rng);
+        t.step(&batch);
+    }
+    let meta = CheckpointMeta {
+        version: CHECKPOINT_VERSION,
+        generation: 3,
+        model: shape.clone(),
+        positions_generated: 0,
+        samples_trained: 80,
+        train_steps: 5,
+        replay_files: vec![],
+        games_played: 2,
+        rng_stream: 0,
+        gating: None,
+        created_unix: 0,
+    };
+    checkpoint::save(&root.join("checkpoints"), &meta, &t.inference_model(), None).unwrap()
+}
+
+/// The ONNX export is checked with a real ONNX runtime (onnxruntime, from
+/// Python: `.ci/run` installs it), at a batch size other than the ones the
+/// export was traced with.
+#[test]
+fn an_onnx_export_runs_in_onnxruntime_like_the_checkpoint() {
+    use burn::tensor::{Tensor, TensorData};
+    use yinsh_zero::encode::{INPUT_PLANES, encode_batch};
+
+    let tmp = tempfile::tempdir().unwrap();
+    let shape = ModelSection {
+        blocks: 2,
+        channels: 8,
+        value_channels: 2,
+        value_hidden: 16,
+    };
+    let dir = trained_checkpoint(tmp.path(), &shape);
+    let out = tmp.path().join("net.onnx");
+    let run = Command::new(BIN)
+        .args(["export", "--checkpoint"])
+        .arg(&dir)
+        .args(["--format", "onnx", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let manifest: Manifest =
+        serde_json::from_slice(&std::fs::read(manifest_path(&out)).unwrap()).unwrap();
+    assert_eq!(manifest.format, "onnx");
+    assert_eq!((manifest.generation, manifest.network.blocks), (3, 2));
+
+    let positions = sample_positions(24, 5);
+    let n = positions.len();
+    let mut x = vec![0.0f32; n * INPUT_PLANES * 121];
+    encode_batch(&positions, &mut x);
+    let inputs = tmp.path().join("inputs.bin");
+    let bytes: Vec<u8> = x.iter().flat_map(|v| v.to_le_bytes()).collect();
+    std::fs::write(&inputs, bytes).unwrap();
+    let results = tmp.path().join("outputs.bin");
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/onnx/run_onnx.py");
+    let ort = Command::new("python3")
+        .arg(script)
+        .arg(&out)
+        .arg(&inputs)
+        .arg(n.to_string())
+        .arg(&results)
+        .output()
+        .expect("python3 runs (install onnxruntime and numpy: pip install onnxruntime numpy)");
+    assert!(
+        ort.status.success(),
+        "onnxruntime failed (pip install onnxruntime numpy):\n{}",
+        String::from_utf8_lossy(&ort.stderr)
+    );
+    let got: Vec<f32> = std::fs::read(&results)
+        .unwrap()
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    let per = 7866 + 3 + 1;
+    assert_eq!(got.len(), n * per);
+
+    let device = default_device();
+    let (model, _) = checkpoint::load_model(&dir, &device).unwrap();
+    let input = Tensor::<4>::from_data(TensorData::new(x, [n, INPUT_PLANES, 11, 11]), &device);
+    let o = model.forward(input);
+    let want = Tensor::cat(vec![o.policy, o.wdl, o.margin], 1)
+        .into_data()
+        .to_vec::<f32>()
+        .unwrap();
+    let worst = want
+        .iter()
+        .zip(&got)
+        .map(|(a, b)| (a - b).abs() / (1.0 + a.abs()))
+        .fold(0.0f32, f32::max);
+    assert!(worst < 1e-4, "largest relative difference {worst}");
+    // The outputs depend on the position (the export is not a constant).
+    assert!(want[..per] != want[per..2 * per]);
+}

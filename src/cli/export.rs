@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use yinsh_zero::nn::default_device;
-use yinsh_zero::nn::export::{export_safetensors, manifest_path};
+use yinsh_zero::nn::export::{export_onnx, export_safetensors, manifest_path};
 use yinsh_zero::run::checkpoint;
 
 /// Export formats this build writes.
@@ -11,6 +11,8 @@ use yinsh_zero::run::checkpoint;
 pub enum Format {
     /// safetensors tensors plus `<out>.json` describing them.
     Safetensors,
+    /// An ONNX model (graph and weights, batch size free) plus `<out>.json`.
+    Onnx,
 }
 
 #[derive(clap::Args)]
@@ -30,19 +32,19 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let device = default_device();
     let (model, meta) = checkpoint::load_model(&args.checkpoint, &device)?;
     let config = meta.model.to_model_config();
-    match args.format {
-        Format::Safetensors => {
-            let m = export_safetensors(&model, &config, meta.generation, &args.out)?;
-            println!(
-                "wrote {} ({} tensors, {}x{} network, generation {}) and {}",
-                args.out.display(),
-                m.tensors.len(),
-                m.network.blocks,
-                m.network.channels,
-                m.generation,
-                manifest_path(&args.out).display()
-            );
-        }
-    }
+    let m = match args.format {
+        Format::Safetensors => export_safetensors(&model, &config, meta.generation, &args.out)?,
+        Format::Onnx => export_onnx(&model, &config, meta.generation, &args.out)?,
+    };
+    println!(
+        "wrote {} ({}: {} tensors, {}x{} network, generation {}) and {}",
+        args.out.display(),
+        m.format,
+        m.tensors.len(),
+        m.network.blocks,
+        m.network.channels,
+        m.generation,
+        manifest_path(&args.out).display()
+    );
     Ok(())
 }

@@ -78,10 +78,15 @@ pub struct OutputLayout {
 }
 
 impl Manifest {
-    pub fn new(config: &ModelConfig, generation: u64, tensors: Vec<String>) -> Manifest {
+    pub fn new(
+        format: ExportFormat,
+        config: &ModelConfig,
+        generation: u64,
+        tensors: Vec<String>,
+    ) -> Manifest {
         Manifest {
             manifest_version: MANIFEST_VERSION,
-            format: "safetensors".into(),
+            format: format.name().into(),
             producer: format!("yinsh-zero {}", env!("CARGO_PKG_VERSION")),
             generation,
             network: NetworkShape {
@@ -115,6 +120,27 @@ impl Manifest {
     }
 }
 
+/// The file formats weights are exported in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ExportFormat {
+    /// The weights alone, named by module path; the manifest says what they
+    /// compute.
+    Safetensors,
+    /// The whole network, graph and weights: input `[batch, 16, 11, 11]`
+    /// (the batch size is free), outputs policy logits, WDL logits and the
+    /// margin, in that order.
+    Onnx,
+}
+
+impl ExportFormat {
+    pub fn name(self) -> &'static str {
+        match self {
+            ExportFormat::Safetensors => "safetensors",
+            ExportFormat::Onnx => "onnx",
+        }
+    }
+}
+
 /// Where the manifest of an export to `out` goes: `<out>.json`.
 pub fn manifest_path(out: &Path) -> PathBuf {
     let mut p = out.as_os_str().to_owned();
@@ -143,7 +169,54 @@ pub fn export_safetensors(
         .map(|t| t.name.clone())
         .collect();
     tensors.sort();
-    let manifest = Manifest::new(config, generation, tensors);
+    let manifest = Manifest::new(ExportFormat::Safetensors, config, generation, tensors);
+    let json = serde_json::to_vec_pretty(&manifest).expect("manifest is plain data");
+    crate::run::atomic::write_atomic(&manifest_path(out), &json)
+        .map_err(|e| fail(e.to_string()))?;
+    Ok(manifest)
+}
+
+/// Writes `model` as an ONNX graph with embedded weights to `out` (atomically)
+/// and its manifest beside it. The batch axis stays symbolic, so any batch
+/// size runs.
+pub fn export_onnx(
+    model: &Model,
+    config: &ModelConfig,
+    generation: u64,
+    out: &Path,
+) -> Result<Manifest, NnError> {
+    use burn::tensor::Tensor;
+    use burn_onnx::export::{AxisSpec, InputSpec, OnnxExporter};
+
+    let fail = |reason: String| NnError::SaveWeights {
+        path: out.to_owned(),
+        reason,
+    };
+    let device = Device::default();
+    // Two traces with different batch sizes tell the exporter which axis is
+    // the batch.
+    let sample = Tensor::<4>::zeros([1, INPUT_PLANES, 11, 11], &device);
+    let validation = Tensor::<4>::zeros([2, INPUT_PLANES, 11, 11], &device);
+    let specs = [InputSpec::new([
+        AxisSpec::dynamic("batch"),
+        AxisSpec::Static,
+        AxisSpec::Static,
+        AxisSpec::Static,
+    ])];
+    let onnx = OnnxExporter::new()
+        .export_dynamic(model, sample, validation, &specs, |m: &Model, x| {
+            let out = m.forward(x);
+            (out.policy, out.wdl, out.margin)
+        })
+        .map_err(|e| fail(format!("ONNX export: {e}")))?;
+    crate::run::atomic::write_atomic(out, onnx.as_bytes()).map_err(|e| fail(e.to_string()))?;
+    let mut tensors: Vec<String> = model
+        .collect(None, None, false)
+        .into_iter()
+        .map(|t| t.name.clone())
+        .collect();
+    tensors.sort();
+    let manifest = Manifest::new(ExportFormat::Onnx, config, generation, tensors);
     let json = serde_json::to_vec_pretty(&manifest).expect("manifest is plain data");
     crate::run::atomic::write_atomic(&manifest_path(out), &json)
         .map_err(|e| fail(e.to_string()))?;

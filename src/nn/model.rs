@@ -4,6 +4,7 @@ use burn::module::Module;
 use burn::nn::conv::{Conv2d, Conv2dConfig};
 use burn::nn::{BatchNorm, BatchNormConfig, Linear, LinearConfig, PaddingConfig2d};
 use burn::tensor::activation::relu;
+use burn::tensor::module::adaptive_avg_pool2d;
 use burn::tensor::{Device, Tensor};
 
 use super::config::ModelConfig;
@@ -131,7 +132,9 @@ impl Model {
             .reshape([b, planes::COUNT * CELLS]);
         // Passing depends on the whole board (no ring can move), not on a
         // cell: it reads globally pooled features.
-        let pooled = h.clone().reshape([b, c, CELLS]).mean_dim(2).reshape([b, c]);
+        // (Global average pooling rather than a mean over a reshaped axis:
+        // the same numbers, and an operation ONNX export can lower.)
+        let pooled = adaptive_avg_pool2d(h.clone(), [1, 1]).reshape([b, c]);
         let pass = self.pass.forward(pooled);
         let policy = Tensor::cat(vec![cells, pass], 1);
         debug_assert_eq!(policy.dims(), [b, ACTION_SPACE]);
