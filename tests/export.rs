@@ -226,7 +226,7 @@ fn an_onnx_export_runs_in_onnxruntime_like_the_checkpoint() {
     let o = model.forward(input);
     let want = Tensor::cat(vec![o.policy, o.wdl, o.margin], 1)
         .into_data()
-        .to_vec::<f32>()
+        .try_to_vec::<f32>()
         .unwrap();
     let worst = want
         .iter()
