@@ -163,17 +163,7 @@ pub fn export_safetensors(
     model
         .save_into(&mut store)
         .map_err(|e| fail(e.to_string()))?;
-    let mut tensors: Vec<String> = model
-        .collect(None, None, false)
-        .into_iter()
-        .map(|t| t.name.clone())
-        .collect();
-    tensors.sort();
-    let manifest = Manifest::new(ExportFormat::Safetensors, config, generation, tensors);
-    let json = serde_json::to_vec_pretty(&manifest).expect("manifest is plain data");
-    crate::run::atomic::write_atomic(&manifest_path(out), &json)
-        .map_err(|e| fail(e.to_string()))?;
-    Ok(manifest)
+    write_manifest(model, ExportFormat::Safetensors, config, generation, out)
 }
 
 /// Writes `model` as an ONNX graph with embedded weights to `out` (atomically)
@@ -210,16 +200,31 @@ pub fn export_onnx(
         })
         .map_err(|e| fail(format!("ONNX export: {e}")))?;
     crate::run::atomic::write_atomic(out, onnx.as_bytes()).map_err(|e| fail(e.to_string()))?;
+    write_manifest(model, ExportFormat::Onnx, config, generation, out)
+}
+
+/// Writes the manifest of `model`'s export to `out` beside it (atomically).
+fn write_manifest(
+    model: &Model,
+    format: ExportFormat,
+    config: &ModelConfig,
+    generation: u64,
+    out: &Path,
+) -> Result<Manifest, NnError> {
     let mut tensors: Vec<String> = model
         .collect(None, None, false)
         .into_iter()
         .map(|t| t.name.clone())
         .collect();
     tensors.sort();
-    let manifest = Manifest::new(ExportFormat::Onnx, config, generation, tensors);
+    let manifest = Manifest::new(format, config, generation, tensors);
     let json = serde_json::to_vec_pretty(&manifest).expect("manifest is plain data");
-    crate::run::atomic::write_atomic(&manifest_path(out), &json)
-        .map_err(|e| fail(e.to_string()))?;
+    crate::run::atomic::write_atomic(&manifest_path(out), &json).map_err(|e| {
+        NnError::SaveWeights {
+            path: out.to_owned(),
+            reason: e.to_string(),
+        }
+    })?;
     Ok(manifest)
 }
 
