@@ -62,7 +62,7 @@ pub struct DuelResult {
 }
 
 /// Games finished but not yet counted, and those counted so far.
-struct Tally {
+struct Ledger {
     finished: BTreeMap<usize, ArenaGame>,
     counted: Vec<ArenaGame>,
     sprt: Option<SprtTracker>,
@@ -118,7 +118,7 @@ where
     let total = config.games as usize;
     let next = AtomicUsize::new(0);
     let decided = AtomicBool::new(false);
-    let tally = Mutex::new(Tally {
+    let ledger = Mutex::new(Ledger {
         finished: BTreeMap::new(),
         counted: Vec::new(),
         sprt: config.sprt.map(SprtTracker::new),
@@ -126,10 +126,10 @@ where
     let errors = Mutex::new(Vec::new());
     std::thread::scope(|s| {
         for w in 0..settings.workers {
-            let (next, decided, tally, errors, make_evaluators, pairings) = (
+            let (next, decided, ledger, errors, make_evaluators, pairings) = (
                 &next,
                 &decided,
-                &tally,
+                &ledger,
                 &errors,
                 &make_evaluators,
                 &pairings,
@@ -145,7 +145,7 @@ where
                             total,
                             next,
                             decided,
-                            tally,
+                            ledger,
                             progress,
                             should_stop,
                         };
@@ -162,20 +162,20 @@ where
     if let Some(e) = errors.into_inner().unwrap().into_iter().next() {
         return Err(e);
     }
-    let tally = tally.into_inner().unwrap();
-    let sprt_decided = tally
+    let ledger = ledger.into_inner().unwrap();
+    let sprt_decided = ledger
         .sprt
         .as_ref()
         .and_then(|t| t.report.as_ref())
         .is_some_and(|r| r.verdict != super::Verdict::Continue);
-    let interrupted = tally.counted.len() < total && !sprt_decided;
-    let games = tally.counted;
+    let interrupted = ledger.counted.len() < total && !sprt_decided;
+    let games = ledger.counted;
     Ok(DuelResult {
         arena: ArenaResult {
             seed: config.seed,
             pairings: PairingResult::group(&pairings, &games),
             games,
-            sprt: tally.sprt.and_then(|t| t.report),
+            sprt: ledger.sprt.and_then(|t| t.report),
         },
         interrupted,
     })
@@ -206,7 +206,7 @@ struct DuelWorker<'a> {
     total: usize,
     next: &'a AtomicUsize,
     decided: &'a AtomicBool,
-    tally: &'a Mutex<Tally>,
+    ledger: &'a Mutex<Ledger>,
     progress: &'a (dyn Fn(&[ArenaGame]) + Sync),
     should_stop: &'a (dyn Fn() -> bool + Sync),
 }
@@ -240,7 +240,7 @@ impl DuelWorker<'_> {
     /// Counts a finished game, in schedule order; an SPRT verdict stops
     /// new games everywhere.
     fn count(&self, game: ArenaGame) {
-        let mut t = self.tally.lock().unwrap();
+        let mut t = self.ledger.lock().unwrap();
         t.finished.insert(game.index as usize, game);
         let first_new = t.counted.len();
         while !self.decided.load(Ordering::Relaxed) {

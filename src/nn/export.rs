@@ -155,10 +155,7 @@ pub fn export_safetensors(
     generation: u64,
     out: &Path,
 ) -> Result<Manifest, NnError> {
-    let fail = |reason: String| NnError::SaveWeights {
-        path: out.to_owned(),
-        reason,
-    };
+    let fail = save_failed(out);
     let mut store = SafetensorsStore::from_file(out).overwrite(true);
     model
         .save_into(&mut store)
@@ -178,10 +175,7 @@ pub fn export_onnx(
     use burn::tensor::Tensor;
     use burn_onnx::export::{AxisSpec, InputSpec, OnnxExporter};
 
-    let fail = |reason: String| NnError::SaveWeights {
-        path: out.to_owned(),
-        reason,
-    };
+    let fail = save_failed(out);
     let device = Device::default();
     // Two traces with different batch sizes tell the exporter which axis is
     // the batch.
@@ -219,13 +213,17 @@ fn write_manifest(
     tensors.sort();
     let manifest = Manifest::new(format, config, generation, tensors);
     let json = serde_json::to_vec_pretty(&manifest).expect("manifest is plain data");
-    crate::run::atomic::write_atomic(&manifest_path(out), &json).map_err(|e| {
-        NnError::SaveWeights {
-            path: out.to_owned(),
-            reason: e.to_string(),
-        }
-    })?;
+    crate::run::atomic::write_atomic(&manifest_path(out), &json)
+        .map_err(|e| save_failed(out)(e.to_string()))?;
     Ok(manifest)
+}
+
+/// The error of a failed export to `out`, given its reason.
+fn save_failed(out: &Path) -> impl Fn(String) -> NnError + '_ {
+    move |reason| NnError::SaveWeights {
+        path: out.to_owned(),
+        reason,
+    }
 }
 
 /// Reads an export back into a network of shape `config`.
