@@ -1,6 +1,5 @@
 //! `yinsh-zero match`: two players, many games, wins/draws/losses.
 
-use std::collections::BTreeMap;
 use std::time::Duration;
 
 use anyhow::ensure;
@@ -8,7 +7,7 @@ use serde::Serialize;
 
 use yinsh_zero::engine::{ExternalConfig, build_player, check_spec};
 use yinsh_zero::eval::{
-    ArenaConfig, ArenaGame, KNOWN_PLAYERS, MatchResult, Openings, Tally, run_arena,
+    ArenaGame, KNOWN_PLAYERS, MatchConfig, MatchResult, PairResults, run_arena,
 };
 use yinsh_zero::yinsh::Variant;
 
@@ -81,19 +80,17 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     } else {
         Variant::STANDARD
     };
-    // One pairing of the arena from the empty board: game i seeds as
-    // `play_match` does, and a failing player forfeits a game instead of
-    // ending the match.
-    let config = ArenaConfig {
-        players: vec![args.black.clone()],
-        gauntlet: Some(args.white.clone()),
+    // The arena of `play_match`, but with external programs allowed and a
+    // failing player forfeiting its game instead of ending the match.
+    let config = MatchConfig {
+        first: args.white.clone(),
+        second: args.black.clone(),
         games: args.games,
         seed: args.seed,
+        swap: args.swap,
         variant,
-        openings: Openings::RandomRings(0),
-        alternate: args.swap,
-        sprt: None,
-    };
+    }
+    .arena();
     let external = ExternalConfig {
         move_timeout: Duration::from_secs_f64(args.move_timeout),
         go: args.go.clone(),
@@ -101,7 +98,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
     let factory = |spec: &str, seed: u64| build_player(spec, seed, &external);
     let arena = run_arena(&config, &factory, &mut |_| {})?;
-    let r = match_result(&config, &arena.games);
+    let r = MatchResult::from_games(&config, &arena.games);
     let forfeits: Vec<ArenaGame> = arena.forfeits().cloned().collect();
     if args.json {
         let report = Report {
@@ -125,52 +122,6 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn add(t: &mut Tally, score: f64) {
-    if score > 0.75 {
-        t.wins += 1;
-    } else if score < 0.25 {
-        t.losses += 1;
-    } else {
-        t.draws += 1;
-    }
-}
-
-fn match_result(config: &ArenaConfig, games: &[ArenaGame]) -> MatchResult {
-    let mut r = MatchResult {
-        first: config.gauntlet.clone().unwrap_or_default(),
-        second: config.players[0].clone(),
-        games: config.games,
-        seed: config.seed,
-        swap: config.alternate,
-        first_total: Tally::default(),
-        second_total: Tally::default(),
-        first_as_white: Tally::default(),
-        first_as_black: Tally::default(),
-        white: Tally::default(),
-        end_reasons: BTreeMap::new(),
-        mean_actions: 0.0,
-    };
-    for g in games {
-        let s = g.score_first();
-        add(&mut r.first_total, s);
-        add(
-            if g.first_white {
-                &mut r.first_as_white
-            } else {
-                &mut r.first_as_black
-            },
-            s,
-        );
-        add(&mut r.white, g.score_white);
-        *r.end_reasons.entry(g.reason.clone()).or_default() += 1;
-    }
-    r.second_total = r.first_total.flipped();
-    if !games.is_empty() {
-        r.mean_actions = games.iter().map(|g| g.length).sum::<usize>() as f64 / games.len() as f64;
-    }
-    r
-}
-
 fn print_result(r: &MatchResult) {
     println!(
         "A = {}, B = {}: {} games, seed {}{}",
@@ -184,7 +135,7 @@ fn print_result(r: &MatchResult) {
         "{:<34} {:>6} {:>6} {:>6} {:>7}",
         "", "wins", "draws", "losses", "score"
     );
-    let line = |label: String, t: &Tally| {
+    let line = |label: String, t: &PairResults| {
         if t.games() > 0 {
             println!(
                 "{label:<34} {:>6} {:>6} {:>6} {:>6.1}%",

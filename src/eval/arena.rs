@@ -270,21 +270,11 @@ impl PairingResult {
         for g in games {
             let s = g.score_first();
             let first_white = g.first_white;
-            for t in [
-                &mut r.results,
-                if first_white {
-                    &mut r.first_as_white
-                } else {
-                    &mut r.first_as_black
-                },
-            ] {
-                if s > 0.75 {
-                    t.wins += 1;
-                } else if s < 0.25 {
-                    t.losses += 1;
-                } else {
-                    t.draws += 1;
-                }
+            r.results.add_points(s);
+            if first_white {
+                r.first_as_white.add_points(s);
+            } else {
+                r.first_as_black.add_points(s);
             }
             if let Some(f) = &g.forfeit {
                 let white_failed = f.side == "white";
@@ -453,14 +443,7 @@ impl SprtTracker {
 
     /// Counts `game` (from its first player's view); true once decided.
     pub fn add(&mut self, game: &ArenaGame) -> bool {
-        let s = game.score_first();
-        if s > 0.75 {
-            self.running.wins += 1;
-        } else if s < 0.25 {
-            self.running.losses += 1;
-        } else {
-            self.running.draws += 1;
-        }
+        self.running.add_points(game.score_first());
         let verdict = self.sprt.verdict(&self.running);
         let (lo, hi) = self.sprt.bounds();
         self.report = Some(SprtReport {

@@ -42,6 +42,17 @@ impl PairResults {
         self.wins + self.draws + self.losses
     }
 
+    /// Counts one game worth `points` (1, 0.5 or 0) to the first player.
+    pub fn add_points(&mut self, points: f64) {
+        if points > 0.75 {
+            self.wins += 1;
+        } else if points < 0.25 {
+            self.losses += 1;
+        } else {
+            self.draws += 1;
+        }
+    }
+
     /// Points per game (a draw is half a point), 0.5 without games.
     pub fn score(&self) -> f64 {
         match self.games() {
@@ -151,14 +162,7 @@ impl ResultTable {
         } else {
             ((j, i), 1.0 - score)
         };
-        let r = self.pairs.entry(key).or_default();
-        if score > 0.75 {
-            r.wins += 1;
-        } else if score < 0.25 {
-            r.losses += 1;
-        } else {
-            r.draws += 1;
-        }
+        self.pairs.entry(key).or_default().add_points(score);
     }
 
     pub fn players(&self) -> &[String] {

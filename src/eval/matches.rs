@@ -3,13 +3,12 @@
 
 use std::collections::BTreeMap;
 
-use rayon::prelude::*;
 use serde::Serialize;
 
-use super::game::{PlayError, play_game};
-use super::seed::sub_seed;
+use super::arena::{ArenaConfig, ArenaGame, Openings, run_arena};
+use super::elo::PairResults;
 use super::spec::{PlayerSpecError, parse_player};
-use crate::yinsh::{Color, Outcome, Position, Variant};
+use crate::yinsh::Variant;
 
 /// What to play.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -47,46 +46,6 @@ impl MatchConfig {
     }
 }
 
-/// Wins, draws and losses from one side's point of view.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
-pub struct Tally {
-    pub wins: u32,
-    pub draws: u32,
-    pub losses: u32,
-}
-
-impl Tally {
-    pub fn games(&self) -> u32 {
-        self.wins + self.draws + self.losses
-    }
-
-    /// Points per game, a draw counting half: in [0, 1], 0.5 when there
-    /// are no games.
-    pub fn score(&self) -> f64 {
-        match self.games() {
-            0 => 0.5,
-            n => (self.wins as f64 + 0.5 * self.draws as f64) / n as f64,
-        }
-    }
-
-    /// The same games from the other side.
-    pub fn flipped(&self) -> Tally {
-        Tally {
-            wins: self.losses,
-            draws: self.draws,
-            losses: self.wins,
-        }
-    }
-
-    fn add(&mut self, score: i8) {
-        match score {
-            1 => self.wins += 1,
-            0 => self.draws += 1,
-            _ => self.losses += 1,
-        }
-    }
-}
-
 /// The result of a match. Every tally counts games once.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct MatchResult {
@@ -97,13 +56,13 @@ pub struct MatchResult {
     pub swap: bool,
     /// The first player's results over all games (the second's are these
     /// flipped).
-    pub first_total: Tally,
-    pub second_total: Tally,
+    pub first_total: PairResults,
+    pub second_total: PairResults,
     /// The first player's results in the games it played as White / Black.
-    pub first_as_white: Tally,
-    pub first_as_black: Tally,
+    pub first_as_white: PairResults,
+    pub first_as_black: PairResults,
     /// Results from White's point of view, whoever played it.
-    pub white: Tally,
+    pub white: PairResults,
     /// How the games ended: `three_rings`, `pool_empty`, `double_pass`.
     pub end_reasons: BTreeMap<String, u32>,
     /// Mean decisions per game (placements, moves, removals, passes).
@@ -118,19 +77,70 @@ pub enum MatchError {
     #[error("second player: {0}")]
     SecondSpec(PlayerSpecError),
     #[error("game {game} (seed {seed}): {error}")]
-    Game {
-        game: u32,
-        seed: u64,
-        error: PlayError,
-    },
+    Game { game: u32, seed: u64, error: String },
+}
+
+impl MatchConfig {
+    /// The same games as an arena of one pairing from the empty board,
+    /// which is how they are played.
+    pub fn arena(&self) -> ArenaConfig {
+        ArenaConfig {
+            players: vec![self.second.clone()],
+            gauntlet: Some(self.first.clone()),
+            games: self.games,
+            seed: self.seed,
+            variant: self.variant,
+            openings: Openings::RandomRings(0),
+            alternate: self.swap,
+            sprt: None,
+        }
+    }
+}
+
+impl MatchResult {
+    /// Tallies the games of a one-pairing arena (`config.gauntlet` first).
+    pub fn from_games(config: &ArenaConfig, games: &[ArenaGame]) -> MatchResult {
+        let mut r = MatchResult {
+            first: config.gauntlet.clone().unwrap_or_default(),
+            second: config.players.first().cloned().unwrap_or_default(),
+            games: config.games,
+            seed: config.seed,
+            swap: config.alternate,
+            first_total: PairResults::default(),
+            second_total: PairResults::default(),
+            first_as_white: PairResults::default(),
+            first_as_black: PairResults::default(),
+            white: PairResults::default(),
+            end_reasons: BTreeMap::new(),
+            mean_actions: 0.0,
+        };
+        for g in games {
+            let s = g.score_first();
+            r.first_total.add_points(s);
+            if g.first_white {
+                r.first_as_white.add_points(s);
+            } else {
+                r.first_as_black.add_points(s);
+            }
+            r.white.add_points(g.score_white);
+            *r.end_reasons.entry(g.reason.clone()).or_default() += 1;
+        }
+        r.second_total = r.first_total.flipped();
+        if !games.is_empty() {
+            r.mean_actions =
+                games.iter().map(|g| g.length).sum::<usize>() as f64 / games.len() as f64;
+        }
+        r
+    }
 }
 
 /// Plays the match described by `config`, its games in parallel on the
-/// current rayon pool.
+/// current rayon pool (through [`run_arena`]); the first game a player
+/// fails ends the match with an error, where the arena would score a
+/// forfeit.
 ///
-/// Game `i` is seeded from `sub_seed(config.seed, i)` and its players from
-/// that, so the result depends only on the config, never on the number of
-/// threads (run inside `ThreadPool::install` to choose them).
+/// The result depends only on the config, never on the number of threads
+/// (run inside `ThreadPool::install` to choose them).
 ///
 /// ```
 /// use yinsh_zero::eval::{MatchConfig, play_match};
@@ -146,67 +156,16 @@ pub fn play_match(config: &MatchConfig) -> Result<MatchResult, MatchError> {
     // Reject bad specs once, before any thread starts.
     parse_player(&config.first, 0).map_err(MatchError::FirstSpec)?;
     parse_player(&config.second, 0).map_err(MatchError::SecondSpec)?;
-
-    let start = Position::with_variant(config.variant);
-    let games: Vec<(Outcome, usize)> = (0..config.games)
-        .into_par_iter()
-        .map(|i| {
-            let seed = sub_seed(config.seed, i as u64);
-            let mut first =
-                parse_player(&config.first, sub_seed(seed, 0)).map_err(MatchError::FirstSpec)?;
-            let mut second =
-                parse_player(&config.second, sub_seed(seed, 1)).map_err(MatchError::SecondSpec)?;
-            let played = if config.first_is_white(i) {
-                play_game(first.as_mut(), second.as_mut(), start)
-            } else {
-                play_game(second.as_mut(), first.as_mut(), start)
-            };
-            played
-                .map(|rec| (rec.outcome, rec.actions.len()))
-                .map_err(|error| MatchError::Game {
-                    game: i,
-                    seed,
-                    error,
-                })
-        })
-        .collect::<Result<_, _>>()?;
-
-    let mut r = MatchResult {
-        first: config.first.clone(),
-        second: config.second.clone(),
-        games: config.games,
-        seed: config.seed,
-        swap: config.swap,
-        first_total: Tally::default(),
-        second_total: Tally::default(),
-        first_as_white: Tally::default(),
-        first_as_black: Tally::default(),
-        white: Tally::default(),
-        end_reasons: BTreeMap::new(),
-        mean_actions: 0.0,
-    };
-    let mut actions = 0usize;
-    for (i, (outcome, n)) in games.iter().enumerate() {
-        let first_colour = if config.first_is_white(i as u32) {
-            Color::White
-        } else {
-            Color::Black
-        };
-        let s = outcome.score_for(first_colour);
-        r.first_total.add(s);
-        match first_colour {
-            Color::White => r.first_as_white.add(s),
-            Color::Black => r.first_as_black.add(s),
-        }
-        r.white.add(outcome.score_for(Color::White));
-        *r.end_reasons
-            .entry(outcome.reason.name().to_string())
-            .or_default() += 1;
-        actions += n;
+    let arena = config.arena();
+    let factory = |spec: &str, seed: u64| parse_player(spec, seed).map_err(|e| e.to_string());
+    let result = run_arena(&arena, &factory, &mut |_| {}).expect("one pairing, games checked");
+    if let Some(g) = result.forfeits().next() {
+        let f = g.forfeit.as_ref().expect("filtered on forfeits");
+        return Err(MatchError::Game {
+            game: g.index,
+            seed: g.seed,
+            error: format!("{} ({}): {}", f.player, f.side, f.error),
+        });
     }
-    r.second_total = r.first_total.flipped();
-    if !games.is_empty() {
-        r.mean_actions = actions as f64 / games.len() as f64;
-    }
-    Ok(r)
+    Ok(MatchResult::from_games(&arena, &result.games))
 }
