@@ -245,3 +245,78 @@ fn evaluate_command_prints_tables_records_and_folds_history() {
     let files = std::fs::read_dir(dir.path().join("eval")).unwrap().count();
     assert_eq!(files, 2);
 }
+
+#[test]
+fn evaluate_rerun_with_the_same_seed_finishes_an_interrupted_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().to_str().unwrap();
+    let json = dir.path().join("out.json");
+    let evaluate = || {
+        let out = Command::new(env!("CARGO_BIN_EXE_yinsh-zero"))
+            .args([
+                "evaluate",
+                "--players",
+                "random,greedy,alphabeta:depth=1",
+                "--games",
+                "4",
+                "--threads",
+                "2",
+                "--seed",
+                "5",
+                "--run",
+                run,
+                "--json",
+                json.to_str().unwrap(),
+            ])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+        (String::from_utf8(out.stderr).unwrap(), v)
+    };
+    let eval_dir = dir.path().join("eval");
+    let (_, whole) = evaluate();
+    let files: Vec<_> = std::fs::read_dir(&eval_dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(files.len(), 1);
+    let games_of = |fit: &serde_json::Value, player: &str| {
+        fit["ratings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["player"] == player)
+            .unwrap()["games"]
+            .clone()
+    };
+    assert_eq!(games_of(&whole["ratings"], "greedy"), 8);
+
+    // As if killed after 5 of the 12 games were written.
+    let text = std::fs::read_to_string(&files[0]).unwrap();
+    let kept: Vec<&str> = text.lines().take(5).collect();
+    std::fs::write(&files[0], kept.join("\n") + "\n").unwrap();
+    let (stderr, resumed) = evaluate();
+    assert!(stderr.contains("5 of these games are recorded"), "{stderr}");
+    assert_eq!(resumed["pairings"], whole["pairings"]);
+    assert_eq!(
+        games_of(&resumed["ratings"], "greedy"),
+        8,
+        "no game is counted twice: {resumed}"
+    );
+    assert_eq!(read_history(&eval_dir).unwrap().len(), 12);
+
+    // Finished: a third run plays nothing and writes no file.
+    let (stderr, again) = evaluate();
+    assert!(
+        stderr.contains("12 of these games are recorded"),
+        "{stderr}"
+    );
+    assert_eq!(again["pairings"], whole["pairings"]);
+    assert_eq!(read_history(&eval_dir).unwrap().len(), 12);
+    assert_eq!(std::fs::read_dir(&eval_dir).unwrap().count(), 2);
+}

@@ -10,7 +10,7 @@ use serde::Serialize;
 use yinsh_zero::engine::{ExternalConfig, build_player, canonical_spec, check_spec};
 use yinsh_zero::eval::{
     ArenaConfig, ArenaGame, EloFit, Openings, PairingResult, Sprt, SprtReport, fit_games,
-    new_history_file, read_history, run_arena, write_history,
+    new_history_file, read_history, resume_arena, write_history,
 };
 use yinsh_zero::yinsh::notation::parse_game;
 use yinsh_zero::yinsh::{Position, Variant};
@@ -37,7 +37,8 @@ pub struct Args {
     #[arg(long)]
     pub threads: Option<usize>,
     /// Seed of openings and players; the same seed gives the same games on
-    /// any number of threads. Default: from the clock (printed).
+    /// any number of threads (and, with --run, lets an interrupted run
+    /// rerun to finish where it stopped). Default: from the clock (printed).
     #[arg(long)]
     pub seed: Option<u64>,
     /// Blitz rules: the first ring removed wins.
@@ -61,7 +62,9 @@ pub struct Args {
     #[arg(long, default_value_t = 0.05)]
     pub beta: f64,
     /// Run directory: games are appended to <run>/eval/*.jsonl and every
-    /// earlier file there is folded into the ratings.
+    /// earlier file there is folded into the ratings; games of this very
+    /// schedule (same --seed, players and openings) recorded there already
+    /// are taken, not played again.
     #[arg(long, value_name = "DIR")]
     pub run: Option<PathBuf>,
     /// With --run: record the games but rate this invocation's games only.
@@ -226,11 +229,21 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             .map(|p| format!(", recording to {}", p.display()))
             .unwrap_or_default()
     );
+    // The same command run again (same seed, players and openings) takes
+    // the games it recorded before instead of playing them twice.
+    let already = config.recorded_games(&history);
+    if already > 0 {
+        eprintln!(
+            "  {already} of these games are recorded in {} already (an earlier run with this \
+             seed); they are not played again",
+            eval_dir.as_ref().expect("history needs --run").display()
+        );
+    }
     let mut done: Vec<ArenaGame> = Vec::new();
     let mut write_error: Option<anyhow::Error> = None;
     let clock = std::time::Instant::now();
     let result = pool.install(|| {
-        run_arena(&config, &factory, &mut |batch| {
+        resume_arena(&config, &factory, &history, &mut |batch| {
             done.extend_from_slice(batch);
             if let Some(path) = &history_file
                 && write_error.is_none()
@@ -240,7 +253,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             }
             eprintln!(
                 "  {}/{total} games, {:.0} s",
-                done.len(),
+                already + done.len(),
                 clock.elapsed().as_secs_f64()
             );
         })
@@ -249,12 +262,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         return Err(e.context("recording the games"));
     }
 
-    // Ratings: this run, and with the history folded in.
+    // Ratings: this run's schedule, and every recorded game (the history
+    // holds the resumed games already; `done` the ones played now).
     let anchor_fallback = gauntlet.clone().unwrap_or_else(|| players[0].clone());
     let this_run = fit_games(&result.games, &anchor_fallback);
     let mut all = history;
     let folded = !all.is_empty();
-    all.extend(result.games.iter().cloned());
+    all.extend(done.iter().cloned());
     let overall = if folded {
         fit_games(&all, &anchor_fallback)
     } else {

@@ -17,6 +17,7 @@
 //! `<run>/eval/*.jsonl` ([`write_history`]), and every file there is read
 //! back ([`read_history`]) so that ratings accumulate across runs.
 
+use std::collections::HashMap;
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -169,6 +170,22 @@ pub struct ArenaGame {
 }
 
 impl ArenaGame {
+    /// Whether this record is of the game `scheduled` (a record of the
+    /// schedule before it was played): same place in the same schedule,
+    /// players, colours, opening, seed and rules.
+    fn is_scheduled_as(&self, scheduled: &ArenaGame) -> bool {
+        self.index == scheduled.index
+            && self.arena_seed == scheduled.arena_seed
+            && self.seed == scheduled.seed
+            && self.first == scheduled.first
+            && self.second == scheduled.second
+            && self.white == scheduled.white
+            && self.black == scheduled.black
+            && self.first_white == scheduled.first_white
+            && self.opening == scheduled.opening
+            && self.variant == scheduled.variant
+    }
+
     /// The first player's points.
     pub fn score_first(&self) -> f64 {
         if self.first_white {
@@ -313,6 +330,9 @@ pub struct ArenaResult {
     /// Every game, in schedule order.
     pub games: Vec<ArenaGame>,
     pub sprt: Option<SprtReport>,
+    /// How many of `games` were taken from earlier records
+    /// ([`resume_arena`]) rather than played.
+    pub resumed: usize,
 }
 
 impl PairingResult {
@@ -377,6 +397,34 @@ pub fn run_arena(
     factory: &PlayerFactory,
     progress: &mut dyn FnMut(&[ArenaGame]),
 ) -> Result<ArenaResult, ArenaError> {
+    resume_arena(config, factory, &[], progress)
+}
+
+/// [`run_arena`], taking the games of the schedule that `recorded` already
+/// holds instead of playing them again: a game counts as recorded when its
+/// index, seeds, players, colours, opening and variant all match (so an
+/// interrupted `evaluate` rerun with the same seed and players picks up
+/// where it stopped). Forfeits are played again, since the failure may have
+/// been passing (an external program's crash). `progress` sees only the
+/// games played now; the result holds them all, in schedule order.
+///
+/// ```
+/// use yinsh_zero::eval::{ArenaConfig, parse_player, resume_arena, run_arena};
+///
+/// let config = ArenaConfig::round_robin(&["random", "greedy"], 6, 7);
+/// let factory = |spec: &str, seed: u64| parse_player(spec, seed).map_err(|e| e.to_string());
+/// let all = run_arena(&config, &factory, &mut |_| {}).unwrap();
+/// let mut fresh = 0;
+/// let resumed = resume_arena(&config, &factory, &all.games[..4], &mut |b| fresh += b.len()).unwrap();
+/// assert_eq!(resumed.games, all.games);
+/// assert_eq!((resumed.resumed, fresh), (4, 2));
+/// ```
+pub fn resume_arena(
+    config: &ArenaConfig,
+    factory: &PlayerFactory,
+    recorded: &[ArenaGame],
+    progress: &mut dyn FnMut(&[ArenaGame]),
+) -> Result<ArenaResult, ArenaError> {
     let pairings = config.pairings();
     if pairings.is_empty() {
         return Err(ArenaError::TooFewPlayers);
@@ -393,16 +441,24 @@ pub fn run_arena(
     let batch = (rayon::current_num_threads() * 4).max(8);
     let mut games: Vec<ArenaGame> = Vec::with_capacity(total);
     let mut tracker = config.sprt.map(SprtTracker::new);
+    let recorded = Recorded::new(config, recorded);
+    let mut resumed = 0;
     'batches: for start in (0..total).step_by(batch) {
         let end = (start + batch).min(total);
-        let played: Vec<ArenaGame> = (start..end)
+        let played: Vec<(ArenaGame, bool)> = (start..end)
             .into_par_iter()
-            .map(|k| play_scheduled(config, &pairings, k, factory))
+            .map(|k| {
+                let scheduled = schedule(config, &pairings, k);
+                match recorded.find(&scheduled.game) {
+                    Some(g) => (g.clone(), true),
+                    None => (play_scheduled(config, scheduled, factory), false),
+                }
+            })
             .collect();
         let mut kept = played.len();
         let mut decided = false;
         if let Some(t) = &mut tracker {
-            for (n, g) in played.iter().enumerate() {
+            for (n, (g, _)) in played.iter().enumerate() {
                 if t.add(g) {
                     kept = n + 1;
                     decided = true;
@@ -410,8 +466,16 @@ pub fn run_arena(
                 }
             }
         }
-        progress(&played[..kept]);
-        games.extend(played.into_iter().take(kept));
+        let fresh: Vec<ArenaGame> = played[..kept]
+            .iter()
+            .filter(|(_, old)| !old)
+            .map(|(g, _)| g.clone())
+            .collect();
+        resumed += kept - fresh.len();
+        if !fresh.is_empty() {
+            progress(&fresh);
+        }
+        games.extend(played.into_iter().take(kept).map(|(g, _)| g));
         if decided {
             break 'batches;
         }
@@ -422,7 +486,47 @@ pub fn run_arena(
         pairings: pairing_results,
         games,
         sprt: tracker.and_then(|t| t.report),
+        resumed,
     })
+}
+
+/// Earlier records of an arena's games, by place in the schedule.
+struct Recorded<'a>(HashMap<u32, Vec<&'a ArenaGame>>);
+
+impl<'a> Recorded<'a> {
+    fn new(config: &ArenaConfig, games: &'a [ArenaGame]) -> Recorded<'a> {
+        let mut by_index: HashMap<u32, Vec<&ArenaGame>> = HashMap::new();
+        for g in games {
+            if g.arena_seed == config.seed && g.forfeit.is_none() {
+                by_index.entry(g.index).or_default().push(g);
+            }
+        }
+        Recorded(by_index)
+    }
+
+    /// The record of the game `scheduled` (not yet played), if any.
+    fn find(&self, scheduled: &ArenaGame) -> Option<&'a ArenaGame> {
+        self.0
+            .get(&scheduled.index)?
+            .iter()
+            .find(|g| g.is_scheduled_as(scheduled))
+            .copied()
+    }
+}
+
+impl ArenaConfig {
+    /// How many games of this schedule `recorded` already holds: those
+    /// [`resume_arena`] takes instead of playing.
+    pub fn recorded_games(&self, recorded: &[ArenaGame]) -> usize {
+        let found = Recorded::new(self, recorded);
+        let pairings = self.pairings();
+        if pairings.is_empty() {
+            return 0;
+        }
+        (0..self.games as usize * pairings.len())
+            .filter(|&k| found.find(&schedule(self, &pairings, k).game).is_some())
+            .count()
+    }
 }
 
 /// An SPRT fed one game at a time, in schedule order.
@@ -548,18 +652,17 @@ impl ArenaGame {
     }
 }
 
-/// Plays game `k` of the schedule.
+/// Plays a game of the schedule.
 fn play_scheduled(
     config: &ArenaConfig,
-    pairings: &[(String, String)],
-    k: usize,
+    scheduled: ScheduledGame,
     factory: &PlayerFactory,
 ) -> ArenaGame {
     let ScheduledGame {
         mut game,
         opening,
         seeds,
-    } = schedule(config, pairings, k);
+    } = scheduled;
     let (white_seed, black_seed) = if game.first_white {
         (seeds[0], seeds[1])
     } else {

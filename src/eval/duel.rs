@@ -176,6 +176,7 @@ where
             pairings: PairingResult::group(&pairings, &games),
             games,
             sprt: ledger.sprt.and_then(|t| t.report),
+            resumed: 0,
         },
         interrupted,
     })

@@ -35,7 +35,7 @@ pub use alphabeta::{AlphaBetaConfig, AlphaBetaPlayer};
 pub use arena::{
     ArenaConfig, ArenaError, ArenaGame, ArenaResult, Forfeit, HistoryError, Openings,
     PairingResult, PlayerFactory, SprtReport, fit_games, new_history_file, play_from_opening,
-    read_history, run_arena, write_history,
+    read_history, resume_arena, run_arena, write_history,
 };
 pub use duel::{DuelError, DuelResult, DuelSettings, run_duel};
 pub use elo::{
