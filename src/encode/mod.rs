@@ -2,7 +2,7 @@
 //! onto actions.
 //!
 //! A position becomes [`INPUT_PLANES`] planes over the 11x11 grid of
-//! [`Point::index`] cells (plane-major: `out[plane * 121 + cell]`), always
+//! [`Point::index`](crate::yinsh::Point::index) cells (plane-major: `out[plane * 121 + cell]`), always
 //! from the point of view of the player to act, so one network plays both
 //! sides. The policy side is the dense [`Action::index`] of size
 //! [`ACTION_SPACE`]: [`legal_indices`], [`legal_mask`] and [`masked_softmax`]
