@@ -125,6 +125,21 @@ fn the_tiny_loop_writes_checkpoints_metrics_and_resumes() {
             .to_string_lossy()
             .starts_with("events.out.tfevents")
     }));
+    // Every generation's best network played `random` twice, recorded
+    // like `evaluate`'s games.
+    assert_eq!(
+        metrics.matches("\"baseline/random\"").count(),
+        2,
+        "{metrics}"
+    );
+    let games = yinsh_zero::eval::read_history(&run.join("eval")).unwrap();
+    assert_eq!(games.len(), 4);
+    for g in &games {
+        assert!(g.first.starts_with("net-mcts:checkpoint="), "{g:?}");
+        assert!(g.first.ends_with(",sims=4"), "{g:?}");
+        assert_eq!(g.second, "random");
+        assert!(g.forfeit.is_none(), "{g:?}");
+    }
     let m2 = checkpoint::read_meta(&ckpts.join("000002")).unwrap();
     assert!(m2.gating.is_some() && m2.train_steps > 0);
     assert_eq!(m2.replay_files.len(), record_files(&run).len());
@@ -148,6 +163,10 @@ fn the_tiny_loop_writes_checkpoints_metrics_and_resumes() {
         .unwrap();
     let text = String::from_utf8_lossy(&status.stdout);
     assert!(text.contains("generation 3"), "{text}");
+    assert!(
+        text.contains("baseline matches of generation 3") && text.contains("vs random: +"),
+        "{text}"
+    );
 
     // A different network shape is not a resume: refused, naming the key.
     let other = write_config(tmp.path(), "other.toml", &tiny("model.blocks = 2"));

@@ -243,20 +243,26 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let mut write_error: Option<anyhow::Error> = None;
     let clock = std::time::Instant::now();
     let result = pool.install(|| {
-        resume_arena(&config, &factory, &history, &mut |batch| {
-            done.extend_from_slice(batch);
-            if let Some(path) = &history_file
-                && write_error.is_none()
-                && let Err(e) = write_history(path, &done)
-            {
-                write_error = Some(e.into());
-            }
-            eprintln!(
-                "  {}/{total} games, {:.0} s",
-                already + done.len(),
-                clock.elapsed().as_secs_f64()
-            );
-        })
+        resume_arena(
+            &config,
+            &factory,
+            &history,
+            &mut |batch| {
+                done.extend_from_slice(batch);
+                if let Some(path) = &history_file
+                    && write_error.is_none()
+                    && let Err(e) = write_history(path, &done)
+                {
+                    write_error = Some(e.into());
+                }
+                eprintln!(
+                    "  {}/{total} games, {:.0} s",
+                    already + done.len(),
+                    clock.elapsed().as_secs_f64()
+                );
+            },
+            &|| false,
+        )
     })?;
     if let Some(e) = write_error {
         return Err(e.context("recording the games"));

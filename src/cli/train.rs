@@ -128,5 +128,35 @@ pub fn status(args: StatusArgs) -> anyhow::Result<()> {
             100.0 * t["value_accuracy"].as_f64().unwrap_or(f64::NAN)
         );
     }
+    // The newest baseline measurement: every `baseline/<opponent>` line of
+    // the last generation that had one.
+    let records: Vec<serde_json::Value> = metrics
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|v| {
+            v["kind"]
+                .as_str()
+                .is_some_and(|k| k.starts_with("baseline/"))
+        })
+        .collect();
+    if let Some(g) = records.last().map(|v| v["generation"].clone()) {
+        println!(
+            "baseline matches of generation {g} (network {}):",
+            records
+                .last()
+                .map_or(serde_json::Value::Null, |v| v["network"].clone())
+        );
+        for v in records.iter().filter(|v| v["generation"] == g) {
+            let kind = v["kind"].as_str().unwrap_or_default();
+            println!(
+                "  vs {}: +{} ={} -{} score {:.1}%",
+                kind.trim_start_matches("baseline/"),
+                v["wins"],
+                v["draws"],
+                v["losses"],
+                100.0 * v["score"].as_f64().unwrap_or(f64::NAN)
+            );
+        }
+    }
     Ok(())
 }

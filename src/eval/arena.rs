@@ -397,7 +397,7 @@ pub fn run_arena(
     factory: &PlayerFactory,
     progress: &mut dyn FnMut(&[ArenaGame]),
 ) -> Result<ArenaResult, ArenaError> {
-    resume_arena(config, factory, &[], progress)
+    resume_arena(config, factory, &[], progress, &|| false)
 }
 
 /// [`run_arena`], taking the games of the schedule that `recorded` already
@@ -406,7 +406,9 @@ pub fn run_arena(
 /// interrupted `evaluate` rerun with the same seed and players picks up
 /// where it stopped). Forfeits are played again, since the failure may have
 /// been passing (an external program's crash). `progress` sees only the
-/// games played now; the result holds them all, in schedule order.
+/// games played now; the result holds them all, in schedule order. Once
+/// `should_stop` says so (it is asked between batches of a few games per
+/// thread), the arena ends early with the games played so far.
 ///
 /// ```
 /// use yinsh_zero::eval::{ArenaConfig, parse_player, resume_arena, run_arena};
@@ -415,7 +417,8 @@ pub fn run_arena(
 /// let factory = |spec: &str, seed: u64| parse_player(spec, seed).map_err(|e| e.to_string());
 /// let all = run_arena(&config, &factory, &mut |_| {}).unwrap();
 /// let mut fresh = 0;
-/// let resumed = resume_arena(&config, &factory, &all.games[..4], &mut |b| fresh += b.len()).unwrap();
+/// let resumed = resume_arena(&config, &factory, &all.games[..4], &mut |b| fresh += b.len(), &|| false)
+///     .unwrap();
 /// assert_eq!(resumed.games, all.games);
 /// assert_eq!((resumed.resumed, fresh), (4, 2));
 /// ```
@@ -424,6 +427,7 @@ pub fn resume_arena(
     factory: &PlayerFactory,
     recorded: &[ArenaGame],
     progress: &mut dyn FnMut(&[ArenaGame]),
+    should_stop: &(dyn Fn() -> bool + Sync),
 ) -> Result<ArenaResult, ArenaError> {
     let pairings = config.pairings();
     if pairings.is_empty() {
@@ -444,6 +448,9 @@ pub fn resume_arena(
     let recorded = Recorded::new(config, recorded);
     let mut resumed = 0;
     'batches: for start in (0..total).step_by(batch) {
+        if should_stop() {
+            break;
+        }
         let end = (start + batch).min(total);
         let played: Vec<(ArenaGame, bool)> = (start..end)
             .into_par_iter()

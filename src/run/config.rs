@@ -112,6 +112,38 @@ impl Default for GatingConfig {
     }
 }
 
+/// Matches of the best network against fixed opponents every few
+/// generations. Gating compares each candidate only with the network
+/// before it, so the Elo it chains drifts; these games measure every best
+/// network against players that never change.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct BaselineConfig {
+    /// Every this many generations (0 = never).
+    pub every: u64,
+    /// Player specs (`yinsh-zero match --help`); networks and external
+    /// programs excepted.
+    pub opponents: Vec<String>,
+    /// Games against each opponent (colours alternate; openings are paired).
+    pub games: u32,
+    /// Search simulations per decision of the network.
+    pub simulations: u32,
+    /// Random opening ring placements (each opening played with both colours).
+    pub random_placements: u32,
+}
+
+impl Default for BaselineConfig {
+    fn default() -> Self {
+        BaselineConfig {
+            every: 5,
+            opponents: vec!["greedy".into(), "alphabeta:depth=2".into()],
+            games: 20,
+            simulations: 64,
+            random_placements: 4,
+        }
+    }
+}
+
 /// A whole run's configuration.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -124,6 +156,7 @@ pub struct RunConfig {
     pub replay: WindowConfig,
     pub train: TrainConfig,
     pub gating: GatingConfig,
+    pub baseline: BaselineConfig,
 }
 
 /// Keys that may differ between a run's frozen config and the config it is
@@ -139,6 +172,11 @@ pub const SAFE_TO_CHANGE: &[&str] = &[
     "train.learning_rate",
     "train.threads",
     "gating.games",
+    "baseline.every",
+    "baseline.opponents",
+    "baseline.games",
+    "baseline.simulations",
+    "baseline.random_placements",
 ];
 
 /// Why a config cannot be used.
@@ -246,6 +284,27 @@ impl RunConfig {
         if g.simulations == 0 {
             return Err("gating.simulations must be at least 1".into());
         }
+        let b = &self.baseline;
+        if b.every > 0 {
+            if b.games == 0 || b.simulations == 0 || b.opponents.is_empty() {
+                return Err(
+                    "baseline: games, simulations and opponents need at least one each \
+                     (or every = 0 to turn the matches off)"
+                        .into(),
+                );
+            }
+            for spec in &b.opponents {
+                let name = spec.split(':').next().unwrap_or_default();
+                if name.starts_with("net-") || name == "cmd" || spec.contains(' ') {
+                    return Err(format!(
+                        "baseline.opponents: `{spec}` is not a fixed opponent (networks and \
+                         external programs are not allowed)"
+                    ));
+                }
+                crate::eval::parse_player(spec, 0)
+                    .map_err(|e| format!("baseline.opponents: {e}"))?;
+            }
+        }
         let r = &self.replay;
         if r.min_size == 0 || r.max_size < r.min_size || !(r.alpha > 0.0 && r.alpha <= 1.0) {
             return Err("replay: need 0 < min_size <= max_size and 0 < alpha <= 1".into());
@@ -345,6 +404,28 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("typo"), "{e}");
+    }
+
+    #[test]
+    fn baseline_opponents_must_be_fixed_players() {
+        for (text, needle) in [
+            ("[baseline]\nopponents = [\"alphabeta:depht=2\"]\n", "depht"),
+            (
+                "[baseline]\nopponents = [\"net-mcts:checkpoint=c/000001\"]\n",
+                "not a fixed opponent",
+            ),
+            (
+                "[baseline]\nopponents = []\n",
+                "opponents need at least one",
+            ),
+        ] {
+            let e = RunConfig::from_toml(text, "c.toml")
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains("baseline") && e.contains(needle), "{e}");
+        }
+        let off = RunConfig::from_toml("[baseline]\nevery = 0\nopponents = []\n", "c.toml");
+        assert!(off.is_ok(), "{off:?}");
     }
 
     #[test]

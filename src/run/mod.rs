@@ -2,6 +2,7 @@
 //! the training loop that ties them together and resumes after a kill.
 
 pub mod atomic;
+pub mod baseline;
 pub mod checkpoint;
 pub mod config;
 pub mod metrics;

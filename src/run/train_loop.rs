@@ -1,6 +1,8 @@
 //! The training loop: self-play with the best network -> replay window ->
-//! gradient steps -> candidate checkpoint -> gating match -> promotion, one
-//! generation after another, resumable after a kill at any moment.
+//! gradient steps -> candidate checkpoint -> gating match -> promotion (and
+//! every few generations the best network against fixed opponents, see
+//! [`super::baseline`]), one generation after another, resumable after a
+//! kill at any moment.
 //!
 //! Resume rule: the newest complete checkpoint is the truth. Its meta lists
 //! the record files its window held; record files written after it (self-
@@ -20,6 +22,7 @@ use rand::rngs::SmallRng;
 use serde_json::json;
 
 use super::atomic::write_atomic;
+use super::baseline;
 use super::checkpoint::{self, CHECKPOINT_VERSION, CheckpointMeta, GatingResult};
 use super::config::{RunConfig, SAFE_TO_CHANGE};
 use super::metrics::{MetricsLog, fields};
@@ -381,6 +384,42 @@ pub fn train(run: &RunDir, cfg: RunConfig, stop: &AtomicBool) -> Result<LoopSumm
                 "kept best"
             }
         );
+
+        // 5. Every few generations, the best network against opponents
+        //    that never change. A stop request cuts the match short; the
+        //    generation is complete and the next run skips the match.
+        if cfg.baseline.every > 0 && g.is_multiple_of(cfg.baseline.every) {
+            let bar = phase_bar(
+                cfg.baseline.games as u64 * cfg.baseline.opponents.len() as u64,
+                &format!("generation {g} baseline matches"),
+            );
+            let Some(pairings) = baseline::play(&cfg, &ckpts, &run.eval(), best, g, stop)? else {
+                bar.finish_and_clear();
+                interrupted = true;
+                g += 1;
+                break;
+            };
+            bar.finish_and_clear();
+            let mut line = format!("generation {g}: best network {best}");
+            for p in &pairings {
+                log.log(
+                    &format!("baseline/{}", p.second),
+                    g,
+                    trainer.steps(),
+                    fields(&json!({
+                        "network": best,
+                        "games": p.results.games(),
+                        "wins": p.results.wins,
+                        "draws": p.results.draws,
+                        "losses": p.results.losses,
+                        "score": p.score,
+                        "elo": p.elo,
+                    })),
+                );
+                line += &format!(", {:.1}% vs {}", 100.0 * p.score, p.second);
+            }
+            eprintln!("{line}");
+        }
         g += 1;
     }
     Ok(LoopSummary {

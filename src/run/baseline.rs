@@ -1,0 +1,113 @@
+//! The best network against fixed opponents: a strength curve on a scale
+//! that does not move.
+//!
+//! Gating only says whether a candidate beats the network before it, and
+//! the Elo chained from those matches drifts (small gains add up, and
+//! self-play strength does not carry over fully to other opponents). Every
+//! `[baseline] every` generations the loop plays the best network against
+//! the configured opponents. Scores go to the metrics (TensorBoard tag
+//! `baseline/<opponent>/score`), and the games are appended to
+//! `<run>/eval/*.jsonl` like `yinsh-zero evaluate`'s. So
+//! `yinsh-zero evaluate --run <run> --history-only` rates every measured
+//! generation on one Elo scale.
+
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use super::checkpoint;
+use super::config::RunConfig;
+use crate::eval::{
+    ArenaConfig, ArenaGame, Openings, PairingResult, Player, SearchPlayer, new_history_file,
+    parse_player, resume_arena, sub_seed, write_history,
+};
+use crate::mcts::SearchConfig;
+use crate::nn::{InferenceOptions, NetEvaluator};
+use crate::yinsh::Variant;
+
+/// The spec under which generation `network`'s games are recorded: the one
+/// `yinsh-zero evaluate` would build the same player from.
+pub fn network_spec(checkpoints: &Path, network: u64, simulations: u32) -> String {
+    format!(
+        "net-mcts:checkpoint={},sims={simulations}",
+        checkpoint::generation_dir(checkpoints, network).display()
+    )
+}
+
+/// Plays generation `network` against each opponent of `cfg.baseline`,
+/// recording the games in `eval_dir`; one result per opponent, `None` when
+/// `stop` cut the matches short (the games played so far stay recorded).
+/// `generation` seeds the openings, so each measurement plays new ones.
+pub fn play(
+    cfg: &RunConfig,
+    checkpoints: &Path,
+    eval_dir: &Path,
+    network: u64,
+    generation: u64,
+    stop: &AtomicBool,
+) -> anyhow::Result<Option<Vec<PairingResult>>> {
+    let bc = &cfg.baseline;
+    let device = cfg.run.backend.device()?;
+    let (model, _) =
+        checkpoint::load_model(&checkpoint::generation_dir(checkpoints, network), &device)?;
+    let net = network_spec(checkpoints, network, bc.simulations);
+    let search = SearchConfig {
+        simulations: bc.simulations,
+        ..SearchConfig::for_play()
+    };
+    let arena = ArenaConfig {
+        players: bc.opponents.clone(),
+        gauntlet: Some(net.clone()),
+        games: bc.games,
+        seed: sub_seed(cfg.run.seed ^ 0xba5e, generation),
+        variant: if cfg.selfplay.blitz {
+            Variant::BLITZ
+        } else {
+            Variant::STANDARD
+        },
+        openings: Openings::RandomRings(bc.random_placements),
+        alternate: true,
+        sprt: None,
+    };
+    // The network is built from the loaded model rather than its spec, so
+    // games do not reload the checkpoint; the player is the one the spec
+    // names.
+    let factory = |spec: &str, seed: u64| -> Result<Box<dyn Player>, String> {
+        if spec == net {
+            let ev = NetEvaluator::new(model.clone(), device.clone(), InferenceOptions::default())
+                .map_err(|e| e.to_string())?;
+            Ok(Box::new(SearchPlayer::new(
+                spec.to_string(),
+                ev,
+                search.clone(),
+                None,
+                seed,
+            )))
+        } else {
+            parse_player(spec, seed).map_err(|e| e.to_string())
+        }
+    };
+    let history = new_history_file(eval_dir);
+    let mut played: Vec<ArenaGame> = Vec::new();
+    let mut write_error = None;
+    let result = resume_arena(
+        &arena,
+        &factory,
+        &[],
+        &mut |batch| {
+            played.extend_from_slice(batch);
+            if write_error.is_none()
+                && let Err(e) = write_history(&history, &played)
+            {
+                write_error = Some(e);
+            }
+        },
+        &|| stop.load(Ordering::Relaxed),
+    )?;
+    if let Some(e) = write_error {
+        return Err(anyhow::Error::new(e).context("recording the baseline games"));
+    }
+    if result.games.len() < arena.games as usize * arena.players.len() {
+        return Ok(None);
+    }
+    Ok(Some(result.pairings))
+}
