@@ -320,3 +320,55 @@ fn evaluate_rerun_with_the_same_seed_finishes_an_interrupted_run() {
     assert_eq!(read_history(&eval_dir).unwrap().len(), 12);
     assert_eq!(std::fs::read_dir(&eval_dir).unwrap().count(), 2);
 }
+
+#[test]
+fn ctrl_c_stops_evaluate_with_the_games_played_recorded() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_yinsh-zero"))
+        .args([
+            "evaluate",
+            "--players",
+            "alphabeta:depth=2,alphabeta:depth=1",
+            "--games",
+            "2000",
+            "--threads",
+            "1",
+            "--seed",
+            "9",
+            "--run",
+        ])
+        .arg(dir.path())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait for the first recorded batch, then interrupt as a terminal would.
+    let eval_dir = dir.path().join("eval");
+    while read_history(&eval_dir).map_or(true, |g| g.is_empty()) {
+        assert!(child.try_wait().unwrap().is_none(), "evaluate ended early");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let status = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let recorded = read_history(&eval_dir).unwrap().len();
+    assert!(recorded < 2000, "{recorded}");
+    assert!(
+        stdout.contains(&format!("stopped early: {recorded} of 2000 games played"))
+            && stdout.contains("--seed 9 plays the other"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("alphabeta:depth=2 vs alphabeta:depth=1"),
+        "{stdout}"
+    );
+}

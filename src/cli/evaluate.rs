@@ -239,6 +239,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             eval_dir.as_ref().expect("history needs --run").display()
         );
     }
+    let stop = super::stop_on_ctrl_c(
+        "stopping after the games being played (the table covers the games played)",
+    )?;
     let mut done: Vec<ArenaGame> = Vec::new();
     let mut write_error: Option<anyhow::Error> = None;
     let clock = std::time::Instant::now();
@@ -261,7 +264,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                     clock.elapsed().as_secs_f64()
                 );
             },
-            &|| false,
+            &|| stop.load(std::sync::atomic::Ordering::Relaxed),
         )
     })?;
     if let Some(e) = write_error {
@@ -282,6 +285,24 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
 
     print_tables(&result.pairings, &config);
+    let sprt_decided = result
+        .sprt
+        .as_ref()
+        .is_some_and(|s| s.verdict != yinsh_zero::eval::Verdict::Continue);
+    if result.games.len() < total && !sprt_decided {
+        println!(
+            "\nstopped early: {} of {total} games played{}",
+            result.games.len(),
+            if history_file.is_some() {
+                format!(
+                    "; the same command with --seed {seed} plays the other {}",
+                    total - result.games.len()
+                )
+            } else {
+                String::new()
+            }
+        );
+    }
     let forfeits: Vec<&ArenaGame> = result.forfeits().collect();
     if !forfeits.is_empty() {
         println!("\nforfeits ({}):", forfeits.len());

@@ -2,7 +2,9 @@
 //! calls the library and prints.
 
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
 
+use anyhow::Context;
 use clap::{Parser, Subcommand};
 
 mod bench;
@@ -51,6 +53,22 @@ enum Command {
     Engine(engine::Args),
     /// Serve the play page, the rules, the training dashboard and a JSON API.
     Serve(serve::Args),
+}
+
+/// A flag the first Ctrl-C raises (saying what will happen); a second one
+/// quits at once.
+fn stop_on_ctrl_c(what: &'static str) -> anyhow::Result<std::sync::Arc<AtomicBool>> {
+    let stop = std::sync::Arc::new(AtomicBool::new(false));
+    let flag = stop.clone();
+    ctrlc::set_handler(move || {
+        if flag.swap(true, Ordering::Relaxed) {
+            // A second Ctrl-C: the user does not want to wait.
+            std::process::exit(130);
+        }
+        eprintln!("{what} (Ctrl-C again to quit at once)");
+    })
+    .context("installing the Ctrl-C handler")?;
+    Ok(stop)
 }
 
 pub fn main() -> ExitCode {

@@ -1,11 +1,6 @@
 //! `yinsh-zero train`: the main job. `yinsh-zero status`: where a run stands.
 
 use std::path::PathBuf;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-
-use anyhow::Context;
-
 use yinsh_zero::run::checkpoint;
 use yinsh_zero::run::config::RunConfig;
 use yinsh_zero::run::train_loop::{RunDir, train};
@@ -38,18 +33,7 @@ fn run_dir(run: &Option<PathBuf>) -> RunDir {
 pub fn run(args: Args) -> anyhow::Result<()> {
     let cfg = RunConfig::load(args.config.as_deref())?;
     let dir = run_dir(&args.run);
-    let stop = Arc::new(AtomicBool::new(false));
-    {
-        let stop = stop.clone();
-        ctrlc::set_handler(move || {
-            if stop.swap(true, Ordering::Relaxed) {
-                // A second Ctrl-C: the user does not want to wait.
-                std::process::exit(130);
-            }
-            eprintln!("stopping after the current write (Ctrl-C again to quit at once)");
-        })
-        .context("installing the Ctrl-C handler")?;
-    }
+    let stop = super::stop_on_ctrl_c("stopping after the current write")?;
     let s = train(&dir, cfg, &stop)?;
     println!(
         "generations {}..={} done, best {}{}",
