@@ -21,6 +21,37 @@ fn arena_on(threads: usize, config: &ArenaConfig) -> Vec<ArenaGame> {
     pool.install(|| run_arena(config, &internal, &mut |_| {}).unwrap().games)
 }
 
+/// Runs `yinsh-zero evaluate` (4 games per pairing, 2 threads) recording into
+/// `run` and writing `json`; stdout and stderr of a successful run.
+fn evaluate(
+    players: &str,
+    seed: &str,
+    run: &std::path::Path,
+    json: &std::path::Path,
+) -> (String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_yinsh-zero"))
+        .args([
+            "evaluate",
+            "--players",
+            players,
+            "--games",
+            "4",
+            "--threads",
+            "2",
+            "--seed",
+            seed,
+        ])
+        .arg("--run")
+        .arg(run)
+        .arg("--json")
+        .arg(json)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{stderr}");
+    (String::from_utf8(out.stdout).unwrap(), stderr)
+}
+
 #[test]
 fn results_depend_on_the_seed_not_the_threads() {
     let config = ArenaConfig::round_robin(&["random", "greedy", "alphabeta:depth=1"], 6, 11);
@@ -191,33 +222,15 @@ fn history_round_trips_and_feeds_the_ratings() {
 #[test]
 fn evaluate_command_prints_tables_records_and_folds_history() {
     let dir = tempfile::tempdir().unwrap();
-    let run = dir.path().to_str().unwrap();
     let json = dir.path().join("out.json");
     let evaluate = |seed: &str| {
-        let out = Command::new(env!("CARGO_BIN_EXE_yinsh-zero"))
-            .args([
-                "evaluate",
-                "--players",
-                "random,alphabeta:depth=1,tt=12,greedy",
-                "--games",
-                "4",
-                "--threads",
-                "2",
-                "--seed",
-                seed,
-                "--run",
-                run,
-                "--json",
-                json.to_str().unwrap(),
-            ])
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8(out.stdout).unwrap()
+        evaluate(
+            "random,alphabeta:depth=1,tt=12,greedy",
+            seed,
+            dir.path(),
+            &json,
+        )
+        .0
     };
     let text = evaluate("1");
     assert!(
@@ -249,34 +262,11 @@ fn evaluate_command_prints_tables_records_and_folds_history() {
 #[test]
 fn evaluate_rerun_with_the_same_seed_finishes_an_interrupted_run() {
     let dir = tempfile::tempdir().unwrap();
-    let run = dir.path().to_str().unwrap();
     let json = dir.path().join("out.json");
     let evaluate = || {
-        let out = Command::new(env!("CARGO_BIN_EXE_yinsh-zero"))
-            .args([
-                "evaluate",
-                "--players",
-                "random,greedy,alphabeta:depth=1",
-                "--games",
-                "4",
-                "--threads",
-                "2",
-                "--seed",
-                "5",
-                "--run",
-                run,
-                "--json",
-                json.to_str().unwrap(),
-            ])
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let (_, stderr) = evaluate("random,greedy,alphabeta:depth=1", "5", dir.path(), &json);
         let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
-        (String::from_utf8(out.stderr).unwrap(), v)
+        (stderr, v)
     };
     let eval_dir = dir.path().join("eval");
     let (_, whole) = evaluate();
