@@ -123,14 +123,13 @@ pub fn status(args: StatusArgs) -> anyhow::Result<()> {
                 .is_some_and(|k| k.starts_with("baseline/"))
         })
         .collect();
-    if let Some(g) = records.last().map(|v| v["generation"].clone()) {
+    if let Some(newest) = records.last() {
+        let g = &newest["generation"];
         println!(
             "baseline matches of generation {g} (network {}):",
-            records
-                .last()
-                .map_or(serde_json::Value::Null, |v| v["network"].clone())
+            newest["network"]
         );
-        for v in records.iter().filter(|v| v["generation"] == g) {
+        for v in records.iter().filter(|v| &v["generation"] == g) {
             let kind = v["kind"].as_str().unwrap_or_default();
             println!(
                 "  vs {}: +{} ={} -{} score {:.1}%",

@@ -148,7 +148,8 @@ pub fn manifest_path(out: &Path) -> PathBuf {
     PathBuf::from(p)
 }
 
-/// Writes `model` as safetensors to `out` and its manifest beside it.
+/// Writes `model` as safetensors to `out` (atomically) and its manifest
+/// beside it.
 pub fn export_safetensors(
     model: &Model,
     config: &ModelConfig,
@@ -156,10 +157,14 @@ pub fn export_safetensors(
     out: &Path,
 ) -> Result<Manifest, NnError> {
     let fail = save_failed(out);
-    let mut store = SafetensorsStore::from_file(out).overwrite(true);
+    // Serialized in memory and written atomically, like every other file
+    // we write: a kill never leaves a torn export at `out`.
+    let mut store = SafetensorsStore::from_bytes(None);
     model
         .save_into(&mut store)
         .map_err(|e| fail(e.to_string()))?;
+    let bytes = store.get_bytes().map_err(|e| fail(e.to_string()))?;
+    crate::run::atomic::write_atomic(out, &bytes).map_err(|e| fail(e.to_string()))?;
     write_manifest(model, ExportFormat::Safetensors, config, generation, out)
 }
 
