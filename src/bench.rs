@@ -11,7 +11,7 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use serde::Serialize;
 
-use crate::eval::sub_seed;
+use crate::util::sub_seed;
 use crate::yinsh::{ActionList, Decision, Position};
 
 /// What [`bench_engine`] measured.
@@ -160,9 +160,10 @@ pub fn process_cpu_seconds() -> Option<f64> {
     Some(ticks / 100.0)
 }
 
-/// Runs real self-play (`cfg`'s search and self-play settings, a freshly
-/// initialised network of `cfg`'s shape) for about `seconds`.
-pub fn bench_selfplay(
+/// Runs real self-play of `game` (`cfg`'s search and self-play settings, a
+/// freshly initialised network of `cfg`'s size) for about `seconds`.
+pub fn bench_selfplay<G: crate::game::Game>(
+    game: &G,
     cfg: &crate::run::config::RunConfig,
     seconds: f64,
 ) -> Result<SelfPlayBench, crate::selfplay::SelfPlayError> {
@@ -174,12 +175,13 @@ pub fn bench_selfplay(
     let dir = tempfile::tempdir()
         .map_err(|e| crate::selfplay::SelfPlayError::Config(format!("no temporary folder: {e}")))?;
     let device = default_device();
-    let model = cfg.model.to_model_config().init(&device);
+    let model = cfg.model.to_model_config().init(&game.net_shape(), &device);
     let progress = Progress::default();
     let cpu0 = process_cpu_seconds();
     let started = Instant::now();
     let deadline = started + Duration::from_secs_f64(seconds);
     let s = run(
+        game,
         &cfg.selfplay,
         &cfg.search,
         u64::MAX,
@@ -188,8 +190,13 @@ pub fn bench_selfplay(
         dir.path(),
         "bench",
         |_| {
-            NetEvaluator::new(model.clone(), device.clone(), InferenceOptions::default())
-                .map_err(|e| e.to_string())
+            NetEvaluator::new(
+                game.clone(),
+                model.clone(),
+                device.clone(),
+                InferenceOptions::default(),
+            )
+            .map_err(|e| e.to_string())
         },
         &progress,
         &|| Instant::now() >= deadline,
@@ -208,6 +215,7 @@ pub fn bench_selfplay(
             ..cfg.selfplay.clone()
         };
         let u = run(
+            game,
             &one,
             &cfg.search,
             8,
@@ -251,37 +259,45 @@ pub struct TrainBench {
     pub seconds: f64,
 }
 
-/// Times gradient steps of `cfg`'s network at its batch size on batches
-/// made from random-play positions (speed does not depend on the data).
-pub fn bench_train(cfg: &crate::run::config::RunConfig, seconds: f64) -> TrainBench {
+/// Times gradient steps of `cfg`'s network for `game` at its batch size on
+/// batches made from random-play positions (speed does not depend on the
+/// data).
+pub fn bench_train<G: crate::game::Game>(
+    game: &G,
+    cfg: &crate::run::config::RunConfig,
+    seconds: f64,
+) -> TrainBench {
+    use crate::game::State;
     use crate::replay::window::WindowSample;
     use crate::train::{Batch, Trainer};
-    use crate::yinsh::Position;
     use rand::{Rng, SeedableRng, rngs::SmallRng};
     use std::time::Instant;
 
     let mut rng = SmallRng::seed_from_u64(1);
     let mut samples = Vec::new();
     while samples.len() < cfg.train.batch_size {
-        let mut pos = Position::new();
+        let mut pos = game.start();
         while !pos.is_over() {
             let legal = pos.legal_actions();
             if legal.len() > 1 {
                 let p = 1.0 / legal.len() as f32;
                 samples.push(WindowSample {
-                    position: pos,
-                    policy: legal.iter().map(|a| (a.index() as u16, p)).collect(),
+                    position: pos.clone(),
+                    policy: legal
+                        .iter()
+                        .map(|&a| (game.action_index(a) as u32, p))
+                        .collect(),
                     outcome: 0,
-                    ring_margin: 0,
+                    margin: game.margin(&pos, pos.to_act()),
                 });
             }
             pos.play_unchecked(legal[rng.random_range(0..legal.len())]);
         }
     }
-    let refs: Vec<&WindowSample> = samples.iter().take(cfg.train.batch_size).collect();
-    let batch = Batch::new(&refs, &mut rng);
+    let refs: Vec<&WindowSample<G::State>> = samples.iter().take(cfg.train.batch_size).collect();
+    let batch = Batch::new(game, &refs, &mut rng);
     let device = crate::nn::default_device();
-    let model = cfg.model.to_model_config().init(&device);
+    let model = cfg.model.to_model_config().init(&game.net_shape(), &device);
     let mut trainer = Trainer::new(model, cfg.train.clone(), &device, 0);
     trainer.step(&batch); // warm-up
     let started = Instant::now();

@@ -4,13 +4,13 @@
 //! priors over each position's legal actions and a win/draw/loss estimate. It
 //! never learns whether a network, which backend, or a dummy answered.
 
-use crate::yinsh::Position;
+use crate::game::State;
 
 /// What an evaluator says about one position.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Evaluation {
     /// Prior probability of each legal action, in the order of
-    /// [`Position::legal_actions`]; sums to 1.
+    /// [`State::legal_actions`]; sums to 1.
     pub priors: Vec<f32>,
     /// Probabilities of win, draw and loss for the player to act; sums to 1.
     pub wdl: [f32; 3],
@@ -23,11 +23,18 @@ impl Evaluation {
     }
 }
 
-/// Judges batches of positions. Implementations may keep scratch buffers and
-/// caches, hence `&mut self`; each self-play worker owns its own evaluator.
-pub trait Evaluator {
+/// Judges batches of positions of one game (its [`State`] type).
+/// Implementations may keep scratch buffers and caches, hence `&mut self`;
+/// each self-play worker owns its own evaluator.
+pub trait Evaluator<S: State> {
     /// One [`Evaluation`] per position, in order. Positions are never over.
-    fn evaluate(&mut self, positions: &[Position]) -> Vec<Evaluation>;
+    fn evaluate(&mut self, positions: &[S]) -> Vec<Evaluation>;
+}
+
+impl<S: State, E: Evaluator<S> + ?Sized> Evaluator<S> for Box<E> {
+    fn evaluate(&mut self, positions: &[S]) -> Vec<Evaluation> {
+        (**self).evaluate(positions)
+    }
 }
 
 /// Uniform priors and an even value: search with no knowledge at all, used to
@@ -35,8 +42,8 @@ pub trait Evaluator {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct UniformEvaluator;
 
-impl Evaluator for UniformEvaluator {
-    fn evaluate(&mut self, positions: &[Position]) -> Vec<Evaluation> {
+impl<S: State> Evaluator<S> for UniformEvaluator {
+    fn evaluate(&mut self, positions: &[S]) -> Vec<Evaluation> {
         positions
             .iter()
             .map(|p| {

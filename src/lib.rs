@@ -5,10 +5,13 @@
 //! records -> [`replay`] -> training -> checkpoint -> [`eval`]uation.
 
 pub mod bench;
+pub mod checkpoint;
 pub mod encode;
 pub mod engine;
 pub mod eval;
 pub mod evaluator;
+pub mod game;
+pub mod games;
 pub mod mcts;
 pub mod nn;
 pub mod replay;
@@ -16,5 +19,6 @@ pub mod run;
 pub mod selfplay;
 pub mod stats;
 pub mod train;
+pub mod util;
 pub mod web;
 pub mod yinsh;

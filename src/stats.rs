@@ -25,7 +25,7 @@ use rand::{Rng, SeedableRng};
 use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::eval::sub_seed;
+use crate::util::sub_seed;
 use crate::yinsh::position::MAX_ACTIONS;
 use crate::yinsh::{Action, ActionList, Color, Decision, EndReason, Position, Variant};
 

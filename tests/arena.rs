@@ -7,13 +7,13 @@ use yinsh_zero::eval::{
     new_history_file, parse_player, read_history, run_arena, write_history,
 };
 use yinsh_zero::yinsh::notation::parse_game;
-use yinsh_zero::yinsh::{Action, Position};
+use yinsh_zero::yinsh::{Action, Position, Yinsh};
 
-fn internal(spec: &str, seed: u64) -> Result<Box<dyn Player>, String> {
+fn internal(spec: &str, seed: u64) -> Result<Box<dyn Player<Position>>, String> {
     parse_player(spec, seed).map_err(|e| e.to_string())
 }
 
-fn arena_on(threads: usize, config: &ArenaConfig) -> Vec<ArenaGame> {
+fn arena_on(threads: usize, config: &ArenaConfig<Yinsh>) -> Vec<ArenaGame> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
@@ -54,7 +54,12 @@ fn evaluate(
 
 #[test]
 fn results_depend_on_the_seed_not_the_threads() {
-    let config = ArenaConfig::round_robin(&["random", "greedy", "alphabeta:depth=1"], 6, 11);
+    let config = ArenaConfig::round_robin(
+        Yinsh::standard(),
+        &["random", "greedy", "alphabeta:depth=1"],
+        6,
+        11,
+    );
     let one = arena_on(1, &config);
     let two = arena_on(2, &config);
     assert_eq!(one, two);
@@ -65,7 +70,7 @@ fn results_depend_on_the_seed_not_the_threads() {
 
 #[test]
 fn openings_are_paired_with_colours_swapped() {
-    let config = ArenaConfig::round_robin(&["random", "greedy"], 8, 3);
+    let config = ArenaConfig::round_robin(Yinsh::standard(), &["random", "greedy"], 8, 3);
     let games = arena_on(2, &config);
     let start = Position::new();
     for pair in games.chunks(2) {
@@ -93,7 +98,7 @@ fn fixed_openings_are_used_in_turn() {
     ];
     let config = ArenaConfig {
         openings: Openings::Fixed(list),
-        ..ArenaConfig::round_robin(&["random", "greedy"], 6, 5)
+        ..ArenaConfig::round_robin(Yinsh::standard(), &["random", "greedy"], 6, 5)
     };
     let openings: Vec<String> = arena_on(1, &config)
         .into_iter()
@@ -109,7 +114,7 @@ fn fixed_openings_are_used_in_turn() {
 /// case, so it forfeits.
 struct Passer;
 
-impl Player for Passer {
+impl Player<Position> for Passer {
     fn name(&self) -> String {
         "passer".into()
     }
@@ -120,7 +125,7 @@ impl Player for Passer {
 
 #[test]
 fn failing_players_forfeit_and_the_arena_goes_on() {
-    let factory = |spec: &str, seed: u64| -> Result<Box<dyn Player>, String> {
+    let factory = |spec: &str, seed: u64| -> Result<Box<dyn Player<Position>>, String> {
         match spec {
             "passer" => Ok(Box::new(Passer)),
             "broken" => Err("cannot start `broken`: no such program".into()),
@@ -129,7 +134,7 @@ fn failing_players_forfeit_and_the_arena_goes_on() {
     };
     let config = ArenaConfig {
         gauntlet: Some("random".into()),
-        ..ArenaConfig::round_robin(&["passer", "broken"], 4, 1)
+        ..ArenaConfig::round_robin(Yinsh::standard(), &["passer", "broken"], 4, 1)
     };
     let r = run_arena(&config, &factory, &mut |_| {}).unwrap();
     assert_eq!(r.games.len(), 8);
@@ -170,7 +175,7 @@ fn sprt_stops_a_lopsided_match_early() {
     let config = ArenaConfig {
         gauntlet: Some("greedy".into()),
         sprt: Some(Sprt::new(0.0, 100.0).unwrap()),
-        ..ArenaConfig::round_robin(&["random"], 400, 9)
+        ..ArenaConfig::round_robin(Yinsh::standard(), &["random"], 400, 9)
     };
     let r = arena_on(2, &config);
     assert!(r.len() < 100, "greedy crushes random: {} games", r.len());
@@ -192,7 +197,7 @@ fn sprt_stops_a_lopsided_match_early() {
 #[test]
 fn history_round_trips_and_feeds_the_ratings() {
     let dir = tempfile::tempdir().unwrap();
-    let config = ArenaConfig::round_robin(&["random", "greedy"], 10, 2);
+    let config = ArenaConfig::round_robin(Yinsh::standard(), &["random", "greedy"], 10, 2);
     let games = arena_on(2, &config);
     let first = new_history_file(dir.path());
     write_history(&first, &games).unwrap();

@@ -9,7 +9,7 @@ use yinsh_zero::eval::{
 };
 use yinsh_zero::evaluator::{Evaluation, Evaluator, UniformEvaluator};
 use yinsh_zero::mcts::SearchConfig;
-use yinsh_zero::yinsh::Position;
+use yinsh_zero::yinsh::{Position, Yinsh};
 
 /// A deterministic evaluator with opinions (removed rings, markers, and a
 /// bias to low action indices), so that its searches differ from the
@@ -17,7 +17,7 @@ use yinsh_zero::yinsh::Position;
 #[derive(Clone, Copy)]
 struct MarkerCounter;
 
-impl Evaluator for MarkerCounter {
+impl Evaluator<Position> for MarkerCounter {
     fn evaluate(&mut self, positions: &[Position]) -> Vec<Evaluation> {
         positions
             .iter()
@@ -56,8 +56,8 @@ fn settings(workers: usize, in_flight: usize) -> DuelSettings {
     }
 }
 
-fn arena_games(config: &ArenaConfig) -> Vec<ArenaGame> {
-    let factory = |spec: &str, seed: u64| -> Result<Box<dyn Player>, String> {
+fn arena_games(config: &ArenaConfig<Yinsh>) -> Vec<ArenaGame> {
+    let factory = |spec: &str, seed: u64| -> Result<Box<dyn Player<Position>>, String> {
         Ok(match spec {
             "counter" => Box::new(SearchPlayer::new(
                 spec.into(),
@@ -84,7 +84,7 @@ enum Side {
     Uniform(UniformEvaluator),
 }
 
-impl Evaluator for Side {
+impl Evaluator<Position> for Side {
     fn evaluate(&mut self, positions: &[Position]) -> Vec<Evaluation> {
         match self {
             Side::Counter(e) => e.evaluate(positions),
@@ -102,7 +102,7 @@ fn sides() -> Result<[Side; 2], String> {
 
 #[test]
 fn duel_plays_the_arenas_games() {
-    let config = ArenaConfig::round_robin(&["counter", "uniform"], 8, 11);
+    let config = ArenaConfig::round_robin(Yinsh::standard(), &["counter", "uniform"], 8, 11);
     let expected = arena_games(&config);
     // Different worker and batch layouts change nothing.
     for (workers, in_flight) in [(1, 8), (2, 3)] {
@@ -134,7 +134,7 @@ fn duel_plays_the_arenas_games() {
 
 #[test]
 fn duel_sprt_stops_where_the_arenas_does() {
-    let mut config = ArenaConfig::round_robin(&["counter", "uniform"], 40, 5);
+    let mut config = ArenaConfig::round_robin(Yinsh::standard(), &["counter", "uniform"], 40, 5);
     config.sprt = Some(Sprt::new(0.0, 200.0).unwrap());
     let expected = arena_games(&config);
     assert!(expected.len() < 40, "the SPRT should decide early");
@@ -160,7 +160,7 @@ fn duel_sprt_stops_where_the_arenas_does() {
 
 #[test]
 fn a_stop_request_drops_unfinished_games() {
-    let config = ArenaConfig::round_robin(&["counter", "uniform"], 20, 2);
+    let config = ArenaConfig::round_robin(Yinsh::standard(), &["counter", "uniform"], 20, 2);
     let counted = AtomicUsize::new(0);
     let r = run_duel(
         &config,
@@ -182,10 +182,10 @@ fn a_stop_request_drops_unfinished_games() {
 
 #[test]
 fn bad_duels_are_refused() {
-    let three = ArenaConfig::round_robin(&["a", "b", "c"], 2, 1);
+    let three = ArenaConfig::round_robin(Yinsh::standard(), &["a", "b", "c"], 2, 1);
     let err = run_duel(&three, &settings(1, 1), |_| sides(), &|_| {}, &|| false).unwrap_err();
     assert!(err.to_string().contains("exactly two players"), "{err}");
-    let two = ArenaConfig::round_robin(&["a", "b"], 2, 1);
+    let two = ArenaConfig::round_robin(Yinsh::standard(), &["a", "b"], 2, 1);
     let err = run_duel(&two, &settings(0, 1), |_| sides(), &|_| {}, &|| false).unwrap_err();
     assert!(err.to_string().contains("worker"), "{err}");
     let err = run_duel(

@@ -3,11 +3,16 @@
 
 use std::process::Command;
 
+use yinsh_zero::checkpoint::{self, CHECKPOINT_VERSION, CheckpointMeta};
 use yinsh_zero::evaluator::Evaluator;
+use yinsh_zero::game::Game;
 use yinsh_zero::nn::export::{Manifest, load_safetensors, manifest_path};
 use yinsh_zero::nn::{InferenceOptions, NetEvaluator, bench::sample_positions, default_device};
-use yinsh_zero::run::checkpoint::{self, CHECKPOINT_VERSION, CheckpointMeta};
 use yinsh_zero::run::config::ModelSection;
+use yinsh_zero::yinsh::Yinsh;
+
+const GAME: Yinsh = Yinsh::standard();
+const BLITZ: Yinsh = Yinsh::blitz();
 
 const BIN: &str = env!("CARGO_BIN_EXE_yinsh-zero");
 
@@ -21,9 +26,11 @@ fn a_safetensors_export_reloads_with_identical_outputs() {
         value_hidden: 16,
     };
     let device = default_device();
-    let model = shape.to_model_config().init(&device);
+    let model = shape.to_model_config().init(&GAME.net_shape(), &device);
     let meta = CheckpointMeta {
         version: CHECKPOINT_VERSION,
+        game: "yinsh".into(),
+        variant: "standard".into(),
         generation: 7,
         model: shape.clone(),
         positions_generated: 0,
@@ -51,16 +58,21 @@ fn a_safetensors_export_reloads_with_identical_outputs() {
     assert_eq!((manifest.generation, manifest.network.channels), (7, 8));
     assert_eq!(manifest.input.planes.len(), 16);
     assert_eq!(manifest.outputs.policy_size, 7866);
+    assert_eq!(
+        (manifest.game.as_str(), manifest.variant.as_str()),
+        ("yinsh", "standard")
+    );
     assert!(!manifest.tensors.is_empty());
 
     let opts = || InferenceOptions {
         cache_capacity: 0,
         ..InferenceOptions::default()
     };
-    let reloaded = load_safetensors(&shape.to_model_config(), &out, &device).unwrap();
-    let mut a = checkpoint::load_evaluator(&dir).unwrap();
-    let mut b = NetEvaluator::new(reloaded, device.clone(), opts()).unwrap();
-    let positions = sample_positions(24, 3);
+    let reloaded =
+        load_safetensors(&shape.to_model_config(), &GAME.net_shape(), &out, &device).unwrap();
+    let mut a = checkpoint::load_evaluator(&GAME, &dir).unwrap();
+    let mut b = NetEvaluator::new(GAME, reloaded, device.clone(), opts()).unwrap();
+    let positions = sample_positions(&GAME, 24, 3);
     for (x, y) in a.evaluate(&positions).iter().zip(b.evaluate(&positions)) {
         for (p, q) in x.priors.iter().zip(&y.priors) {
             assert!((p - q).abs() < 1e-6);
@@ -75,7 +87,7 @@ fn a_safetensors_export_reloads_with_identical_outputs() {
         channels: 16,
         ..shape
     };
-    assert!(load_safetensors(&bigger.to_model_config(), &out, &device).is_err());
+    assert!(load_safetensors(&bigger.to_model_config(), &GAME.net_shape(), &out, &device).is_err());
     let out2 = Command::new(BIN)
         .args(["export", "--checkpoint"])
         .arg(tmp.path())
@@ -104,7 +116,6 @@ fn trained_checkpoint(root: &std::path::Path, shape: &ModelSection) -> std::path
     let cfg = SelfPlayConfig {
         workers: 1,
         games_in_flight: 2,
-        blitz: true,
         ..SelfPlayConfig::default()
     };
     let search = SearchConfig {
@@ -112,6 +123,7 @@ fn trained_checkpoint(root: &std::path::Path, shape: &ModelSection) -> std::path
         ..SearchConfig::default()
     };
     let s = selfplay::run(
+        &BLITZ,
         &cfg,
         &search,
         2,
@@ -124,7 +136,7 @@ fn trained_checkpoint(root: &std::path::Path, shape: &ModelSection) -> std::path
         &|| false,
     )
     .unwrap();
-    let mut w = ReplayWindow::new(WindowConfig::default());
+    let mut w = ReplayWindow::new(BLITZ, WindowConfig::default());
     for f in &s.files {
         w.add_file(f).unwrap();
     }
@@ -134,14 +146,17 @@ fn trained_checkpoint(root: &std::path::Path, shape: &ModelSection) -> std::path
         learning_rate: 1e-2,
         ..TrainConfig::default()
     };
-    let mut t = Trainer::new(shape.to_model_config().init(&device), train, &device, 0);
+    let model = shape.to_model_config().init(&GAME.net_shape(), &device);
+    let mut t = Trainer::new(model, train, &device, 0);
     let mut rng = rand::rngs::SmallRng::seed_from_u64(4);
     for _ in 0..5 {
-        let batch = Batch::new(&w.sample(&mut rng, 16), &mut rng);
+        let batch = Batch::new(&BLITZ, &w.sample(&mut rng, 16), &mut rng);
         t.step(&batch);
     }
     let meta = CheckpointMeta {
         version: CHECKPOINT_VERSION,
+        game: "yinsh".into(),
+        variant: "blitz".into(),
         generation: 3,
         model: shape.clone(),
         positions_generated: 0,
@@ -162,7 +177,8 @@ fn trained_checkpoint(root: &std::path::Path, shape: &ModelSection) -> std::path
 #[test]
 fn an_onnx_export_runs_in_onnxruntime_like_the_checkpoint() {
     use burn::tensor::{Tensor, TensorData};
-    use yinsh_zero::encode::{INPUT_PLANES, encode_batch};
+    use yinsh_zero::encode::encode_batch;
+    use yinsh_zero::yinsh::encode::INPUT_PLANES;
 
     let tmp = tempfile::tempdir().unwrap();
     let shape = ModelSection {
@@ -190,10 +206,10 @@ fn an_onnx_export_runs_in_onnxruntime_like_the_checkpoint() {
     assert_eq!(manifest.format, "onnx");
     assert_eq!((manifest.generation, manifest.network.blocks), (3, 2));
 
-    let positions = sample_positions(24, 5);
+    let positions = sample_positions(&GAME, 24, 5);
     let n = positions.len();
     let mut x = vec![0.0f32; n * INPUT_PLANES * 121];
-    encode_batch(&positions, &mut x);
+    encode_batch(&GAME, &positions, &mut x);
     let inputs = tmp.path().join("inputs.bin");
     let bytes: Vec<u8> = x.iter().flat_map(|v| v.to_le_bytes()).collect();
     std::fs::write(&inputs, bytes).unwrap();
@@ -221,7 +237,7 @@ fn an_onnx_export_runs_in_onnxruntime_like_the_checkpoint() {
     assert_eq!(got.len(), n * per);
 
     let device = default_device();
-    let (model, _) = checkpoint::load_model(&dir, &device).unwrap();
+    let (model, _) = checkpoint::load_model(&GAME, &dir, &device).unwrap();
     let input = Tensor::<4>::from_data(TensorData::new(x, [n, INPUT_PLANES, 11, 11]), &device);
     let o = model.forward(input);
     let want = Tensor::cat(vec![o.policy, o.wdl, o.margin], 1)

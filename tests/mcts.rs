@@ -14,7 +14,7 @@ struct Counting {
     positions: usize,
 }
 
-impl Evaluator for Counting {
+impl Evaluator<Position> for Counting {
     fn evaluate(&mut self, positions: &[Position]) -> Vec<Evaluation> {
         self.positions += positions.len();
         UniformEvaluator.evaluate(positions)
@@ -111,12 +111,12 @@ fn blitz_blunders() -> Vec<Position> {
         .collect()
 }
 
-fn run(pos: &Position, cfg: &SearchConfig, seed: u64) -> SearchResult {
+fn run(pos: &Position, cfg: &SearchConfig, seed: u64) -> SearchResult<Action> {
     let mut rng = SmallRng::seed_from_u64(seed);
     search(pos, cfg, &mut UniformEvaluator, &mut rng).unwrap()
 }
 
-fn check_result(pos: &Position, r: &SearchResult) {
+fn check_result(pos: &Position, r: &SearchResult<Action>) {
     let legal: Vec<Action> = pos.legal_actions().to_vec();
     assert!(pos.is_legal(r.action), "illegal {} in\n{pos}", r.action);
     assert_eq!(r.actions, legal);
@@ -430,7 +430,7 @@ fn batched_driving_matches_one_game_at_a_time() {
         simulations: 40,
         ..SearchConfig::default()
     };
-    let alone: Vec<SearchResult> = starts
+    let alone: Vec<SearchResult<Action>> = starts
         .iter()
         .enumerate()
         .map(|(i, &p)| {
@@ -440,7 +440,7 @@ fn batched_driving_matches_one_game_at_a_time() {
         })
         .collect();
 
-    let mut games: Vec<Search> = starts
+    let mut games: Vec<Search<Position>> = starts
         .iter()
         .enumerate()
         .map(|(i, &p)| Search::new(p, cfg.clone(), i as u64).unwrap())
@@ -467,7 +467,7 @@ fn batched_driving_matches_one_game_at_a_time() {
         }
     }
     assert!(batches <= 41, "{batches} batches");
-    let together: Vec<SearchResult> = games.iter().map(|g| g.result()).collect();
+    let together: Vec<SearchResult<Action>> = games.iter().map(|g| g.result()).collect();
     assert_eq!(alone, together);
 }
 
@@ -552,7 +552,8 @@ fn bench_search_uniform() {
             gumbel,
             ..SearchConfig::default()
         };
-        let b = yinsh_zero::mcts::bench_search(5.0, &cfg, 32, 1);
+        let b =
+            yinsh_zero::mcts::bench_search(&yinsh_zero::yinsh::Position::new(), 5.0, &cfg, 32, 1);
         println!("{}", serde_json::to_string(&b).unwrap());
         assert!(b.simulations > 0);
     }

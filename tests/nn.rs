@@ -5,10 +5,12 @@ use std::path::PathBuf;
 
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
-use yinsh_zero::encode::{
-    INPUT_PLANES, INPUT_SIZE, encode, encode_batch, legal_indices, legal_mask, masked_softmax,
-    planes,
-};
+use yinsh_zero::encode::{encode_batch, legal_indices, legal_mask, masked_softmax};
+use yinsh_zero::game::Game;
+use yinsh_zero::yinsh::Yinsh;
+use yinsh_zero::yinsh::encode::{INPUT_PLANES, INPUT_SIZE, encode, planes};
+
+const GAME: Yinsh = Yinsh::standard();
 use yinsh_zero::evaluator::Evaluator;
 use yinsh_zero::nn::{
     BackendKind, BenchOptions, InferenceOptions, Model, ModelConfig, NetEvaluator, NnError,
@@ -26,13 +28,14 @@ fn tiny() -> ModelConfig {
         .with_value_hidden(16)
 }
 
-fn evaluator(config: &ModelConfig, cache: usize) -> NetEvaluator {
+fn evaluator(config: &ModelConfig, cache: usize) -> NetEvaluator<Yinsh> {
     let device = default_device();
-    with_model(config.init(&device), cache)
+    with_model(config.init(&GAME.net_shape(), &device), cache)
 }
 
-fn with_model(model: Model, cache: usize) -> NetEvaluator {
+fn with_model(model: Model, cache: usize) -> NetEvaluator<Yinsh> {
     NetEvaluator::new(
+        GAME,
         model,
         default_device(),
         InferenceOptions {
@@ -59,7 +62,7 @@ fn plane(x: &[f32], k: usize) -> &[f32] {
 
 /// Positions from random games, with several of each decision kind.
 fn varied_positions() -> Vec<Position> {
-    let all = sample_positions(3000, 11);
+    let all = sample_positions(&GAME, 3000, 11);
     let mut out: Vec<Position> = Vec::new();
     for d in [
         Decision::PlaceRing,
@@ -162,7 +165,7 @@ fn encoding_of_a_known_position() {
 fn encode_batch_matches_single_encodings() {
     let positions = varied_positions();
     let mut batch = vec![0.0; positions.len() * INPUT_SIZE];
-    encode_batch(&positions, &mut batch);
+    encode_batch(&GAME, &positions, &mut batch);
     let mut one = vec![0.0; INPUT_SIZE];
     for (i, pos) in positions.iter().enumerate() {
         encode(pos, &mut one);
@@ -222,8 +225,8 @@ fn encoding_commutes_with_rotation_and_mirror() {
 fn legal_helpers_agree_with_the_position() {
     for pos in varied_positions() {
         let actions = pos.legal_actions();
-        let idx = legal_indices(&pos);
-        let mask = legal_mask(&pos);
+        let idx = legal_indices(&GAME, &pos);
+        let mask = legal_mask(&GAME, &pos);
         assert_eq!(mask.len(), ACTION_SPACE);
         assert_eq!(mask.iter().filter(|&&m| m).count(), actions.len());
         for (a, &i) in actions.iter().zip(&idx) {
@@ -241,7 +244,7 @@ fn masked_softmax_gives_no_mass_to_illegal_actions() {
     logits[ACTION_SPACE - 1] = 1e4; // pass: illegal in the placement phase
     logits[Action::RemoveRing(pt("f6")).index()] = 1e4; // illegal too
     logits[Action::Place(pt("f6")).index()] = 2.0; // legal, favoured
-    let p = masked_softmax(&logits, &actions);
+    let p = masked_softmax(&GAME, &logits, &actions);
     assert_eq!(p.len(), 85);
     assert!((p.iter().sum::<f32>() - 1.0).abs() < 1e-5);
     let f6 = actions
@@ -288,8 +291,9 @@ fn batched_results_equal_one_by_one() {
 #[test]
 fn batches_larger_than_max_batch_are_split() {
     let device = default_device();
-    let model = tiny().init(&device);
+    let model = tiny().init(&GAME.net_shape(), &device);
     let mut small = NetEvaluator::new(
+        GAME,
         model.clone(),
         device.clone(),
         InferenceOptions {
@@ -299,7 +303,7 @@ fn batches_larger_than_max_batch_are_split() {
         },
     )
     .unwrap();
-    let mut big = NetEvaluator::new(model, device, InferenceOptions::default()).unwrap();
+    let mut big = NetEvaluator::new(GAME, model, device, InferenceOptions::default()).unwrap();
     let positions = varied_positions();
     let (a, b) = (small.evaluate(&positions), big.evaluate(&positions));
     for (x, y) in a.iter().zip(&b) {
@@ -310,7 +314,7 @@ fn batches_larger_than_max_batch_are_split() {
 
 #[test]
 fn cache_returns_identical_results() {
-    let model = tiny().init(&default_device());
+    let model = tiny().init(&GAME.net_shape(), &default_device());
     let mut net = with_model(model.clone(), 1024);
     let positions = varied_positions();
     let first = net.evaluate(&positions);
@@ -341,6 +345,7 @@ fn save_then_load_gives_identical_outputs() {
     let path = temp_path("roundtrip.bpk");
     save_weights(net.model(), &path).unwrap();
     let mut loaded = NetEvaluator::from_file(
+        GAME,
         &config,
         &path,
         default_device(),
@@ -378,7 +383,7 @@ fn bad_weight_files_are_errors_not_panics() {
     std::fs::write(&empty, b"").unwrap();
 
     for path in [&missing, &garbage, &truncated, &empty] {
-        match load_weights(&config, path, &device) {
+        match load_weights(&config, &GAME.net_shape(), path, &device) {
             Err(NnError::LoadWeights { path: p, reason }) => {
                 assert_eq!(&p, path);
                 assert!(!reason.is_empty());
@@ -388,7 +393,7 @@ fn bad_weight_files_are_errors_not_panics() {
     }
     // Weights of another shape do not load into this one.
     let wider = tiny().with_channels(16);
-    let err = load_weights(&wider, &good, &device).unwrap_err();
+    let err = load_weights(&wider, &GAME.net_shape(), &good, &device).unwrap_err();
     assert!(err.to_string().contains("good.bpk"), "{err}");
     for p in [&good, &garbage, &truncated, &empty] {
         std::fs::remove_file(p).unwrap();
@@ -399,10 +404,10 @@ fn bad_weight_files_are_errors_not_panics() {
 fn model_output_shapes() {
     let config = tiny();
     let device = default_device();
-    let model = config.init(&device);
+    let model = config.init(&GAME.net_shape(), &device);
     let positions = varied_positions();
     let mut x = vec![0.0; positions.len() * INPUT_SIZE];
-    encode_batch(&positions, &mut x);
+    encode_batch(&GAME, &positions, &mut x);
     let input = burn::tensor::Tensor::<4>::from_data(
         burn::tensor::TensorData::new(x, [positions.len(), INPUT_PLANES, 11, 11]),
         &device,
@@ -438,8 +443,8 @@ fn flops_count_matches_the_architecture() {
         + 2 * 121 * c * c * 9 // one block
         + 121 * c * c + 121 * c * 65 + c // policy head and pass
         + 121 * c * 2 + 2 * 121 * 16 + 16 * 4; // value head
-    assert_eq!(tiny().macs_per_position(), macs);
-    assert_eq!(tiny().flops_per_position(), 2 * macs);
+    assert_eq!(tiny().macs_per_position(&GAME.net_shape()), macs);
+    assert_eq!(tiny().flops_per_position(&GAME.net_shape()), 2 * macs);
 }
 
 #[test]
@@ -458,13 +463,16 @@ fn backend_names_parse() {
 
 #[test]
 fn bench_reports_every_batch() {
-    let bench = bench_nn(&BenchOptions {
-        model: tiny(),
-        batches: vec![1, 4],
-        self_play_batch: 2,
-        min_seconds: 0.0,
-        ..BenchOptions::default()
-    })
+    let bench = bench_nn(
+        &GAME,
+        &BenchOptions {
+            model: tiny(),
+            batches: vec![1, 4],
+            self_play_batch: 2,
+            min_seconds: 0.0,
+            ..BenchOptions::default()
+        },
+    )
     .unwrap();
     assert_eq!(
         bench.by_batch.iter().map(|r| r.batch).collect::<Vec<_>>(),
@@ -483,10 +491,13 @@ fn bench_reports_every_batch() {
 #[ignore]
 fn bench_default_net() {
     for threads in [Some(1), None] {
-        let bench = bench_nn(&BenchOptions {
-            threads,
-            ..BenchOptions::default()
-        })
+        let bench = bench_nn(
+            &GAME,
+            &BenchOptions {
+                threads,
+                ..BenchOptions::default()
+            },
+        )
         .unwrap();
         println!("{}", serde_json::to_string_pretty(&bench).unwrap());
     }

@@ -7,12 +7,15 @@
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use yinsh_zero::evaluator::Evaluator;
+use yinsh_zero::game::Game;
 use yinsh_zero::nn::{InferenceOptions, ModelConfig, NetEvaluator, default_device};
 use yinsh_zero::yinsh::symmetry::Symmetry;
-use yinsh_zero::yinsh::{Action, Position};
+use yinsh_zero::yinsh::{Action, Position, Yinsh};
+
+const GAME: Yinsh = Yinsh::standard();
 
 /// Priors (keyed by action) and WDL averaged over all symmetries.
-fn averaged(ev: &mut NetEvaluator, pos: &Position) -> (Vec<(Action, f32)>, [f32; 3]) {
+fn averaged(ev: &mut NetEvaluator<Yinsh>, pos: &Position) -> (Vec<(Action, f32)>, [f32; 3]) {
     let legal = pos.legal_actions();
     let mut priors = vec![0.0f32; legal.len()];
     let mut wdl = [0.0f32; 3];
@@ -40,8 +43,9 @@ fn symmetrised_network_outputs_transform_with_the_board() {
     let model = ModelConfig::new()
         .with_blocks(1)
         .with_channels(8)
-        .init(&device);
+        .init(&GAME.net_shape(), &device);
     let mut ev = NetEvaluator::new(
+        GAME,
         model,
         device,
         InferenceOptions {

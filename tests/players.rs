@@ -3,21 +3,22 @@
 use std::collections::HashSet;
 
 use yinsh_zero::eval::{
-    MatchConfig, PlayError, Player, RandomPlayer, parse_player, play_game, play_match, sub_seed,
+    MatchConfig, PlayError, Player, RandomPlayer, parse_player, play_game, play_match,
 };
-use yinsh_zero::yinsh::{Action, Decision, Position, Variant};
+use yinsh_zero::util::sub_seed;
+use yinsh_zero::yinsh::{Action, Decision, Position, Variant, Yinsh};
 
 /// Wraps a player, checks every choice with `is_legal` before the game sees
 /// it, and notes which kinds of decision it was asked.
 struct Checked {
-    inner: Box<dyn Player>,
+    inner: Box<dyn Player<Position>>,
     decisions: HashSet<Decision>,
     illegal: Vec<String>,
     observed: usize,
 }
 
 impl Checked {
-    fn new(inner: Box<dyn Player>) -> Checked {
+    fn new(inner: Box<dyn Player<Position>>) -> Checked {
         Checked {
             inner,
             decisions: HashSet::new(),
@@ -27,7 +28,7 @@ impl Checked {
     }
 }
 
-impl Player for Checked {
+impl Player<Position> for Checked {
     fn name(&self) -> String {
         self.inner.name()
     }
@@ -69,7 +70,7 @@ fn random_and_greedy_only_play_legal_actions() {
             }
             let end = rec.final_position();
             assert!(end.is_over());
-            assert_eq!(end.outcome(), Some(rec.outcome));
+            assert_eq!(end.outcome().map(|o| o.winner), Some(rec.result.winner()));
             assert!(end.turn() <= 81);
         }
     }
@@ -86,7 +87,7 @@ fn random_and_greedy_only_play_legal_actions() {
 /// Always passes: illegal except when no ring can move.
 struct Passer;
 
-impl Player for Passer {
+impl Player<Position> for Passer {
     fn name(&self) -> String {
         "passer".into()
     }
@@ -137,8 +138,8 @@ fn greedy_beats_random_in_both_colours() {
 fn matches_are_reproducible_and_independent_of_threads() {
     let mut config = MatchConfig::new("greedy:threats=false", "random", 24, 99);
     config.swap = true;
-    config.variant = Variant::BLITZ;
-    let on = |threads: usize, config: &MatchConfig| {
+    config.game = Yinsh::blitz();
+    let on = |threads: usize, config: &MatchConfig<Yinsh>| {
         rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
             .build()

@@ -5,23 +5,28 @@ use std::fs;
 use std::path::Path;
 
 use yinsh_zero::evaluator::UniformEvaluator;
+use yinsh_zero::game::Game;
 use yinsh_zero::mcts::SearchConfig;
 use yinsh_zero::replay::record;
 use yinsh_zero::selfplay::{self, Progress, SelfPlayConfig};
+use yinsh_zero::yinsh::Yinsh;
+
+const BLITZ: Yinsh = Yinsh::blitz();
 
 fn play(dir: &Path, workers: usize, games: u64, blitz: bool) -> selfplay::SelfPlaySummary {
     let cfg = SelfPlayConfig {
         workers,
         games_in_flight: 3,
         games_per_file: 2,
-        blitz,
         ..SelfPlayConfig::default()
     };
+    let game = if blitz { BLITZ } else { Yinsh::standard() };
     let search = SearchConfig {
         simulations: 8,
         ..SearchConfig::default()
     };
     selfplay::run(
+        &game,
         &cfg,
         &search,
         games,
@@ -46,7 +51,7 @@ fn games_become_valid_record_files() {
     let mut positions = 0;
     let mut games = 0;
     for f in &s.files {
-        let file = record::read(f).unwrap();
+        let file = record::read(&BLITZ, f).unwrap();
         assert_eq!(file.meta.generation, 7);
         games += file.meta.games;
         for sample in &file.samples {
@@ -90,7 +95,7 @@ fn two_workers_share_the_games_between_them() {
     let total: u32 = s
         .files
         .iter()
-        .map(|f| record::read(f).unwrap().meta.games)
+        .map(|f| record::read(&BLITZ, f).unwrap().meta.games)
         .sum();
     assert_eq!(total, 6);
 }
@@ -102,7 +107,6 @@ fn a_stop_request_keeps_finished_games_and_drops_the_rest() {
         workers: 1,
         games_in_flight: 2,
         games_per_file: 1,
-        blitz: true,
         ..SelfPlayConfig::default()
     };
     let search = SearchConfig {
@@ -111,6 +115,7 @@ fn a_stop_request_keeps_finished_games_and_drops_the_rest() {
     };
     let progress = Progress::default();
     let s = selfplay::run(
+        &BLITZ,
         &cfg,
         &search,
         1000,
@@ -128,7 +133,7 @@ fn a_stop_request_keeps_finished_games_and_drops_the_rest() {
     let on_disk: u32 = s
         .files
         .iter()
-        .map(|f| record::read(f).unwrap().meta.games)
+        .map(|f| record::read(&BLITZ, f).unwrap().meta.games)
         .sum();
     assert_eq!(on_disk as u64, s.games);
 }
@@ -141,12 +146,11 @@ fn a_tiny_network_plays_and_its_records_read_back_identical() {
     let model = ModelConfig::new()
         .with_blocks(1)
         .with_channels(8)
-        .init(&device);
+        .init(&BLITZ.net_shape(), &device);
     let cfg = SelfPlayConfig {
         workers: 2,
         games_in_flight: 2,
         games_per_file: 1,
-        blitz: true,
         ..SelfPlayConfig::default()
     };
     let search = SearchConfig {
@@ -156,6 +160,7 @@ fn a_tiny_network_plays_and_its_records_read_back_identical() {
         ..SearchConfig::default()
     };
     let s = selfplay::run(
+        &BLITZ,
         &cfg,
         &search,
         4,
@@ -164,8 +169,13 @@ fn a_tiny_network_plays_and_its_records_read_back_identical() {
         dir.path(),
         "g000001",
         |_| {
-            NetEvaluator::new(model.clone(), device.clone(), InferenceOptions::default())
-                .map_err(|e| e.to_string())
+            NetEvaluator::new(
+                BLITZ,
+                model.clone(),
+                device.clone(),
+                InferenceOptions::default(),
+            )
+            .map_err(|e| e.to_string())
         },
         &Progress::default(),
         &|| false,
@@ -174,7 +184,7 @@ fn a_tiny_network_plays_and_its_records_read_back_identical() {
     assert_eq!(s.games, 4);
     for f in &s.files {
         let bytes = fs::read(f).unwrap();
-        let file = record::read(f).unwrap();
+        let file = record::read(&BLITZ, f).unwrap();
         assert_eq!(record::encode(&file), bytes, "{}", f.display());
     }
 }

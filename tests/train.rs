@@ -3,19 +3,22 @@
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
 use yinsh_zero::evaluator::UniformEvaluator;
+use yinsh_zero::game::Game;
 use yinsh_zero::mcts::SearchConfig;
 use yinsh_zero::nn::{ModelConfig, default_device};
 use yinsh_zero::replay::window::{ReplayWindow, WindowConfig};
 use yinsh_zero::selfplay::{self, Progress, SelfPlayConfig};
 use yinsh_zero::train::config::TrainConfig;
 use yinsh_zero::train::{Batch, Trainer};
+use yinsh_zero::yinsh::Yinsh;
 
-fn window() -> ReplayWindow {
+const BLITZ: Yinsh = Yinsh::blitz();
+
+fn window() -> ReplayWindow<Yinsh> {
     let dir = tempfile::tempdir().unwrap();
     let cfg = SelfPlayConfig {
         workers: 1,
         games_in_flight: 4,
-        blitz: true,
         ..SelfPlayConfig::default()
     };
     let search = SearchConfig {
@@ -23,6 +26,7 @@ fn window() -> ReplayWindow {
         ..SearchConfig::default()
     };
     let s = selfplay::run(
+        &BLITZ,
         &cfg,
         &search,
         4,
@@ -35,7 +39,7 @@ fn window() -> ReplayWindow {
         &|| false,
     )
     .unwrap();
-    let mut w = ReplayWindow::new(WindowConfig::default());
+    let mut w = ReplayWindow::new(BLITZ, WindowConfig::default());
     for f in &s.files {
         w.add_file(f).unwrap();
     }
@@ -46,12 +50,12 @@ fn window() -> ReplayWindow {
 fn steps_fit_a_fixed_batch_and_report_sane_metrics() {
     let w = window();
     let mut rng = SmallRng::seed_from_u64(1);
-    let batch = Batch::new(&w.sample(&mut rng, 32), &mut rng);
+    let batch = Batch::new(&BLITZ, &w.sample(&mut rng, 32), &mut rng);
     let device = default_device();
     let model = ModelConfig::new()
         .with_blocks(1)
         .with_channels(16)
-        .init(&device);
+        .init(&BLITZ.net_shape(), &device);
     let cfg = TrainConfig {
         warmup_steps: 1,
         learning_rate: 3e-3,
@@ -96,7 +100,7 @@ fn steps_fit_a_fixed_batch_and_report_sane_metrics() {
 fn batches_hold_distributions_and_one_hot_results() {
     let w = window();
     let mut rng = SmallRng::seed_from_u64(2);
-    let b = Batch::new(&w.sample(&mut rng, 16), &mut rng);
+    let b = Batch::new(&BLITZ, &w.sample(&mut rng, 16), &mut rng);
     let n = yinsh_zero::yinsh::ACTION_SPACE;
     for i in 0..16 {
         let p = &b.policy[i * n..(i + 1) * n];

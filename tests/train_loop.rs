@@ -8,8 +8,9 @@ use std::process::{Child, Command, Stdio};
 use std::thread::sleep;
 use std::time::Duration;
 
+use yinsh_zero::checkpoint;
 use yinsh_zero::replay::record;
-use yinsh_zero::run::checkpoint;
+use yinsh_zero::yinsh::Yinsh;
 
 const BIN: &str = env!("CARGO_BIN_EXE_yinsh-zero");
 
@@ -195,7 +196,7 @@ fn a_kill_during_self_play_loses_no_finished_game() {
     let before = record_files(&run);
     assert!(before.len() < 40, "the kill came after self-play ended");
     for f in &before {
-        record::read(f).unwrap();
+        record::read(&Yinsh::blitz(), f).unwrap();
     }
     let out = train(&cfg, &run);
     assert!(
@@ -211,7 +212,12 @@ fn a_kill_during_self_play_loses_no_finished_game() {
     let games: u32 = meta
         .replay_files
         .iter()
-        .map(|f| record::read(&run.join(f)).unwrap().meta.games)
+        .map(|f| {
+            record::read(&Yinsh::blitz(), &run.join(f))
+                .unwrap()
+                .meta
+                .games
+        })
         .sum();
     assert_eq!(
         games, 40,
@@ -259,7 +265,7 @@ fn a_kill_during_training_resumes_from_the_last_checkpoint() {
     for f in &files_before {
         let rel = f.strip_prefix(&run).unwrap().to_string_lossy().into_owned();
         assert!(m.replay_files.contains(&rel), "{rel} was lost");
-        record::read(f).unwrap();
+        record::read(&Yinsh::blitz(), f).unwrap();
     }
     // No leftover half-written checkpoint is taken for a real one.
     assert!(

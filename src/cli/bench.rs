@@ -8,13 +8,16 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use serde::Serialize;
 
-use yinsh_zero::bench::{bench_engine, bench_selfplay, bench_train};
-use yinsh_zero::eval::{AlphaBetaConfig, AlphaBetaPlayer, parse_player};
+use yinsh_zero::bench::{SelfPlayBench, TrainBench, bench_engine, bench_selfplay, bench_train};
+use yinsh_zero::eval::{AlphaBetaConfig, AlphaBetaPlayer, GamePlayers, parse_player};
+use yinsh_zero::game::Game;
+use yinsh_zero::games::{GameTask, with_game};
 use yinsh_zero::mcts::{SearchConfig, bench_search, bench_search_with};
 use yinsh_zero::nn::{BenchOptions, bench_nn};
 use yinsh_zero::nn::{InferenceOptions, NetEvaluator, default_device};
 use yinsh_zero::run::config::RunConfig;
-use yinsh_zero::yinsh::{Decision, Position};
+use yinsh_zero::selfplay::SelfPlayError;
+use yinsh_zero::yinsh::{Decision, Position, Yinsh};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -172,7 +175,7 @@ fn nn(args: NnArgs) -> anyhow::Result<()> {
         self_play_batch: RunConfig::load(None)?.selfplay.games_in_flight,
         ..BenchOptions::default()
     };
-    let b = bench_nn(&opts)?;
+    let b = bench_nn(&Yinsh::standard(), &opts)?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&b)?);
     } else {
@@ -201,7 +204,14 @@ fn nn(args: NnArgs) -> anyhow::Result<()> {
 fn train(args: TrainArgs) -> anyhow::Result<()> {
     check_seconds(args.seconds)?;
     let cfg = RunConfig::load(args.config.as_deref())?;
-    let b = bench_train(&cfg, args.seconds);
+    struct Bench<'a>(&'a RunConfig, f64);
+    impl GameTask for Bench<'_> {
+        type Output = TrainBench;
+        fn run<G: GamePlayers>(self, game: G) -> TrainBench {
+            bench_train(&game, self.0, self.1)
+        }
+    }
+    let b = with_game(&cfg.game.name, &cfg.game.variant, Bench(&cfg, args.seconds))?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&b)?);
     } else {
@@ -216,7 +226,14 @@ fn train(args: TrainArgs) -> anyhow::Result<()> {
 fn selfplay(args: SelfplayArgs) -> anyhow::Result<()> {
     check_seconds(args.seconds)?;
     let cfg = RunConfig::load(args.config.as_deref())?;
-    let b = bench_selfplay(&cfg, args.seconds)?;
+    struct Bench<'a>(&'a RunConfig, f64);
+    impl GameTask for Bench<'_> {
+        type Output = Result<SelfPlayBench, SelfPlayError>;
+        fn run<G: GamePlayers>(self, game: G) -> Self::Output {
+            bench_selfplay(&game, self.0, self.1)
+        }
+    }
+    let b = with_game(&cfg.game.name, &cfg.game.variant, Bench(&cfg, args.seconds))??;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&b)?);
     } else {
@@ -254,13 +271,24 @@ fn search(args: SearchArgs) -> anyhow::Result<()> {
         ..SearchConfig::default()
     };
     cfg.validate()?;
-    let uniform = bench_search(args.seconds, &cfg, args.games, 1);
+    let uniform = bench_search(&Position::new(), args.seconds, &cfg, args.games, 1);
     // The same search with the default network, one inference thread, as
     // one self-play worker runs it.
     let device = default_device();
-    let model = RunConfig::load(None)?.model.to_model_config().init(&device);
-    let mut net = NetEvaluator::new(model, device, InferenceOptions::default())?;
-    let with_net = bench_search_with(args.seconds, &cfg, args.games, 1, &mut net);
+    let game = Yinsh::standard();
+    let model = RunConfig::load(None)?
+        .model
+        .to_model_config()
+        .init(&game.net_shape(), &device);
+    let mut net = NetEvaluator::new(game, model, device, InferenceOptions::default())?;
+    let with_net = bench_search_with(
+        &Position::new(),
+        args.seconds,
+        &cfg,
+        args.games,
+        1,
+        &mut net,
+    );
     let report = serde_json::json!({
         "sims_per_s": with_net.sims_per_s_uniform,
         "sims_per_s_uniform": uniform.sims_per_s_uniform,

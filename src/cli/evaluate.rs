@@ -13,7 +13,7 @@ use yinsh_zero::eval::{
     new_history_file, read_history, resume_arena, write_history,
 };
 use yinsh_zero::yinsh::notation::parse_game;
-use yinsh_zero::yinsh::{Position, Variant};
+use yinsh_zero::yinsh::{Position, Variant, Yinsh};
 
 #[derive(clap::Args)]
 #[command(
@@ -162,7 +162,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         Variant::STANDARD
     };
     let openings = match &args.openings {
-        None => Openings::RandomRings(args.opening_rings),
+        None => Openings::Random(args.opening_rings),
         Some(path) => Openings::Fixed(read_openings(path, variant)?),
     };
     let sprt = match &args.sprt {
@@ -183,7 +183,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         gauntlet: gauntlet.clone(),
         games: args.games,
         seed,
-        variant,
+        game: Yinsh { rules: variant },
         openings,
         alternate: true,
         sprt,
@@ -365,7 +365,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             history_file: history_file.clone(),
         };
         let text = serde_json::to_string_pretty(&out)?;
-        yinsh_zero::run::atomic::write_atomic(path, text.as_bytes())
+        yinsh_zero::util::write_atomic(path, text.as_bytes())
             .with_context(|| format!("writing {}", path.display()))?;
     }
     Ok(())
@@ -384,7 +384,7 @@ fn history_only(args: &Args) -> anyhow::Result<()> {
         }
     }
     let pairings = PairingResult::group(&pairs, &games);
-    let config = ArenaConfig::round_robin(&[], 0, 0);
+    let config = ArenaConfig::round_robin(Yinsh::standard(), &[], 0, 0);
     println!("{} games recorded in {}", games.len(), dir.display());
     print_tables(&pairings, &config);
     let fit = fit_games(&games, &games[0].first);
@@ -406,7 +406,7 @@ fn history_only(args: &Args) -> anyhow::Result<()> {
             history_file: None,
         };
         let text = serde_json::to_string_pretty(&out)?;
-        yinsh_zero::run::atomic::write_atomic(path, text.as_bytes())
+        yinsh_zero::util::write_atomic(path, text.as_bytes())
             .with_context(|| format!("writing {}", path.display()))?;
     }
     Ok(())
@@ -454,7 +454,7 @@ fn fmt_elo(x: f64) -> String {
     }
 }
 
-fn print_tables(pairings: &[PairingResult], config: &ArenaConfig) {
+fn print_tables(pairings: &[PairingResult], config: &ArenaConfig<Yinsh>) {
     let width = pairings
         .iter()
         .map(|p| p.first.len() + p.second.len() + 4)
@@ -500,8 +500,8 @@ fn print_tables(pairings: &[PairingResult], config: &ArenaConfig) {
         return;
     }
     let openings = match &config.openings {
-        Openings::RandomRings(0) => "the empty board".to_string(),
-        Openings::RandomRings(k) => format!("{k} random ring placements"),
+        Openings::Random(0) => "the empty board".to_string(),
+        Openings::Random(k) => format!("{k} random ring placements"),
         Openings::Fixed(list) => format!("{} fixed openings", list.len()),
     };
     println!(

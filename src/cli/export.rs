@@ -2,9 +2,11 @@
 
 use std::path::PathBuf;
 
+use yinsh_zero::checkpoint;
+use yinsh_zero::eval::GamePlayers;
+use yinsh_zero::games::{GameTask, with_game};
 use yinsh_zero::nn::default_device;
-use yinsh_zero::nn::export::{export_onnx, export_safetensors, manifest_path};
-use yinsh_zero::run::checkpoint;
+use yinsh_zero::nn::export::{Manifest, export_onnx, export_safetensors, manifest_path};
 
 /// Export formats this build writes.
 #[derive(Clone, Copy, Debug, clap::ValueEnum)]
@@ -28,14 +30,28 @@ pub struct Args {
     out: PathBuf,
 }
 
+/// The export, for the game the checkpoint names.
+struct Export<'a>(&'a Args);
+
+impl GameTask for Export<'_> {
+    type Output = anyhow::Result<Manifest>;
+    fn run<G: GamePlayers>(self, game: G) -> Self::Output {
+        let args = self.0;
+        let device = default_device();
+        let (model, meta) = checkpoint::load_model(&game, &args.checkpoint, &device)?;
+        let config = meta.model.to_model_config();
+        Ok(match args.format {
+            Format::Safetensors => {
+                export_safetensors(&game, &model, &config, meta.generation, &args.out)?
+            }
+            Format::Onnx => export_onnx(&game, &model, &config, meta.generation, &args.out)?,
+        })
+    }
+}
+
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let device = default_device();
-    let (model, meta) = checkpoint::load_model(&args.checkpoint, &device)?;
-    let config = meta.model.to_model_config();
-    let m = match args.format {
-        Format::Safetensors => export_safetensors(&model, &config, meta.generation, &args.out)?,
-        Format::Onnx => export_onnx(&model, &config, meta.generation, &args.out)?,
-    };
+    let meta = checkpoint::read_meta(&args.checkpoint)?;
+    let m = with_game(&meta.game, &meta.variant, Export(&args))??;
     println!(
         "wrote {} ({}: {} tensors, {}x{} network, generation {}) and {}",
         args.out.display(),

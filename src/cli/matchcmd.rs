@@ -6,10 +6,8 @@ use anyhow::ensure;
 use serde::Serialize;
 
 use yinsh_zero::engine::{ExternalConfig, build_player, check_spec};
-use yinsh_zero::eval::{
-    ArenaGame, KNOWN_PLAYERS, MatchConfig, MatchResult, PairResults, run_arena,
-};
-use yinsh_zero::yinsh::Variant;
+use yinsh_zero::eval::{ArenaGame, MatchConfig, MatchResult, PairResults, run_arena};
+use yinsh_zero::yinsh::{Variant, Yinsh};
 
 #[derive(clap::Args)]
 #[command(after_help = players_help())]
@@ -58,7 +56,7 @@ struct Report {
 
 fn players_help() -> String {
     let mut s = String::from("Players (or `cmd:<command>` for an external engine program):\n");
-    for p in KNOWN_PLAYERS {
+    for p in yinsh_zero::eval::players_of::<yinsh_zero::yinsh::Yinsh>() {
         s += &format!("  {:<10} {}\n", p.name, p.about);
         for (k, about) in p.keys {
             s += &format!("  {:<10}   {k}={about}\n", "");
@@ -88,7 +86,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         games: args.games,
         seed: args.seed,
         swap: args.swap,
-        variant,
+        game: Yinsh { rules: variant },
     }
     .arena();
     let external = ExternalConfig {

@@ -7,8 +7,11 @@ use std::time::Duration;
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressStyle};
 
+use yinsh_zero::checkpoint;
+use yinsh_zero::eval::GamePlayers;
+use yinsh_zero::game::Game;
+use yinsh_zero::games::{GameTask, with_game};
 use yinsh_zero::nn::{InferenceOptions, NetEvaluator, default_device};
-use yinsh_zero::run::checkpoint;
 use yinsh_zero::run::config::RunConfig;
 use yinsh_zero::selfplay::{self, Progress, SelfPlaySummary};
 
@@ -30,7 +33,7 @@ pub struct Args {
     /// Folder for the record files (created if missing).
     #[arg(long)]
     out: PathBuf,
-    /// Run config for [search], [selfplay] and [model] (default: the embedded default config).
+    /// Run config for [game], [search], [selfplay] and [model] (default: the embedded default config).
     #[arg(long)]
     config: Option<PathBuf>,
     /// Seed of the games.
@@ -43,19 +46,40 @@ pub struct Args {
 
 pub fn run(args: Args) -> anyhow::Result<()> {
     let cfg = RunConfig::load(args.config.as_deref())?;
+    let (name, variant) = (cfg.game.name.clone(), cfg.game.variant.clone());
+    with_game(&name, &variant, SelfPlay { args, cfg })?
+}
+
+struct SelfPlay {
+    args: Args,
+    cfg: RunConfig,
+}
+
+impl GameTask for SelfPlay {
+    type Output = anyhow::Result<()>;
+    fn run<G: GamePlayers>(self, game: G) -> Self::Output {
+        play(&game, self.args, self.cfg)
+    }
+}
+
+fn play<G: Game>(game: &G, args: Args, cfg: RunConfig) -> anyhow::Result<()> {
     let device = default_device();
     let (model, generation) = match &args.checkpoint {
         Some(dir) => {
-            let (m, meta) = checkpoint::load_model(dir, &device)?;
+            let (m, meta) = checkpoint::load_model(game, dir, &device)?;
             (m, meta.generation)
         }
-        None => (cfg.model.to_model_config().init(&device), 0),
+        None => (
+            cfg.model.to_model_config().init(&game.net_shape(), &device),
+            0,
+        ),
     };
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("cannot create {}", args.out.display()))?;
     let progress = Progress::default();
     let summary = with_progress_bar(args.games, &progress, || {
         selfplay::run(
+            game,
             &cfg.selfplay,
             &cfg.search,
             args.games,
@@ -64,8 +88,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             &args.out,
             &format!("g{generation:06}-s{}", args.seed),
             |_| {
-                NetEvaluator::new(model.clone(), device.clone(), InferenceOptions::default())
-                    .map_err(|e| e.to_string())
+                NetEvaluator::new(
+                    game.clone(),
+                    model.clone(),
+                    device.clone(),
+                    InferenceOptions::default(),
+                )
+                .map_err(|e| e.to_string())
             },
             &progress,
             &|| false,

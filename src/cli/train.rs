@@ -1,9 +1,13 @@
 //! `yinsh-zero train`: the main job. `yinsh-zero status`: where a run stands.
 
 use std::path::PathBuf;
-use yinsh_zero::run::checkpoint;
+use std::sync::atomic::AtomicBool;
+
+use yinsh_zero::checkpoint;
+use yinsh_zero::eval::GamePlayers;
+use yinsh_zero::games::{GameTask, with_game};
 use yinsh_zero::run::config::RunConfig;
-use yinsh_zero::run::train_loop::{RunDir, train};
+use yinsh_zero::run::train_loop::{LoopSummary, RunDir, train};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -30,23 +34,62 @@ fn run_dir(run: &Option<PathBuf>) -> RunDir {
     }
 }
 
+/// The loop on the game the config names.
+struct Train<'a> {
+    dir: &'a RunDir,
+    cfg: RunConfig,
+    stop: &'a AtomicBool,
+}
+
+impl GameTask for Train<'_> {
+    type Output = anyhow::Result<LoopSummary>;
+    fn run<G: GamePlayers>(self, game: G) -> Self::Output {
+        train(&game, self.dir, self.cfg, self.stop)
+    }
+}
+
 pub fn run(args: Args) -> anyhow::Result<()> {
     let cfg = RunConfig::load(args.config.as_deref())?;
     let dir = run_dir(&args.run);
     let stop = super::stop_on_ctrl_c("stopping after the current write")?;
-    let s = train(&dir, cfg, &stop)?;
-    println!(
-        "generations {}..={} done, best {}{}",
-        s.first_generation,
-        s.last_generation,
-        s.best,
-        if s.interrupted {
-            " (stopped early)"
-        } else {
-            ""
-        }
-    );
+    let (name, variant) = (cfg.game.name.clone(), cfg.game.variant.clone());
+    let s = with_game(
+        &name,
+        &variant,
+        Train {
+            dir: &dir,
+            cfg,
+            stop: &stop,
+        },
+    )??;
+    println!("{}", summary_line(&s));
     Ok(())
+}
+
+/// What a `train` invocation did, in words.
+fn summary_line(s: &LoopSummary) -> String {
+    let stopped = if s.interrupted {
+        "stopped early; run the same command to resume"
+    } else {
+        "the config's limit is reached"
+    };
+    match s.last_generation.checked_sub(s.first_generation) {
+        Some(n) => format!(
+            "trained generation{} {}{} ({stopped}); best network: generation {}",
+            if n == 0 { "" } else { "s" },
+            s.first_generation,
+            if n == 0 {
+                String::new()
+            } else {
+                format!(" to {}", s.last_generation)
+            },
+            s.best
+        ),
+        None => format!(
+            "no generation completed ({stopped}); best network: generation {}",
+            s.best
+        ),
+    }
 }
 
 pub fn status(args: StatusArgs) -> anyhow::Result<()> {

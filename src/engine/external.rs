@@ -51,7 +51,7 @@ pub struct ExternalPlayer {
     start: Position,
     actions: Vec<Action>,
     failed: Option<PlayerFailure>,
-    last_info: Option<MoveInfo>,
+    last_info: Option<MoveInfo<Action>>,
 }
 
 /// What waiting for a line found.
@@ -274,7 +274,7 @@ impl ExternalPlayer {
 }
 
 /// Reads the fields of an `info` line we understand; others are skipped.
-fn parse_info(pos: &Position, rest: &str) -> MoveInfo {
+fn parse_info(pos: &Position, rest: &str) -> MoveInfo<Action> {
     let mut info = MoveInfo::default();
     let words: Vec<&str> = rest.split_whitespace().collect();
     let mut i = 0;
@@ -308,7 +308,7 @@ fn parse_info(pos: &Position, rest: &str) -> MoveInfo {
     info
 }
 
-impl Player for ExternalPlayer {
+impl Player<Position> for ExternalPlayer {
     fn name(&self) -> String {
         format!("cmd:{}", self.command)
     }
@@ -341,7 +341,7 @@ impl Player for ExternalPlayer {
         self.ask(pos).map_err(|why| self.fail(why))
     }
 
-    fn info(&self) -> Option<MoveInfo> {
+    fn info(&self) -> Option<MoveInfo<Action>> {
         self.last_info.clone()
     }
 

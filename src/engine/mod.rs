@@ -26,7 +26,8 @@ use std::time::Duration;
 pub use external::{ExternalError, ExternalPlayer};
 pub use server::{Engine, Reply, serve};
 
-use crate::eval::{KNOWN_PLAYERS, Player, PlayerSpec, parse_player};
+use crate::eval::{Player, PlayerSpec, parse_player, players_of};
+use crate::yinsh::Position;
 
 /// How to talk to external programs.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -63,7 +64,9 @@ pub fn external_command(spec: &str) -> Option<&str> {
         .unwrap_or("")
         .trim()
         .to_ascii_lowercase();
-    let known = KNOWN_PLAYERS.iter().any(|p| p.name == name);
+    let known = players_of::<crate::yinsh::Yinsh>()
+        .iter()
+        .any(|p| p.name == name);
     (!known && spec.contains(char::is_whitespace)).then_some(spec)
 }
 
@@ -108,10 +111,10 @@ pub fn build_player(
     spec: &str,
     seed: u64,
     external: &ExternalConfig,
-) -> Result<Box<dyn Player>, String> {
+) -> Result<Box<dyn Player<Position>>, String> {
     match external_command(spec) {
         Some(cmd) => ExternalPlayer::spawn(cmd, external.clone())
-            .map(|p| Box::new(p) as Box<dyn Player>)
+            .map(|p| Box::new(p) as Box<dyn Player<Position>>)
             .map_err(|e| e.to_string()),
         None => parse_player(spec, seed).map_err(|e| e.to_string()),
     }

@@ -3,7 +3,8 @@
 use std::io::{self, BufRead, Write};
 use std::time::Instant;
 
-use crate::eval::{KNOWN_PLAYERS, MoveInfo, Player, PlayerSpec, parse_player, sub_seed};
+use crate::eval::{MoveInfo, Player, PlayerSpec, parse_player, players_of};
+use crate::util::sub_seed;
 use crate::yinsh::notation::{format_game, parse_action, parse_game};
 use crate::yinsh::{Action, Position, Variant};
 
@@ -46,7 +47,7 @@ pub struct Engine {
     spec: PlayerSpec,
     seed: u64,
     builds: u64,
-    player: Box<dyn Player>,
+    player: Box<dyn Player<Position>>,
     start: Position,
     actions: Vec<Action>,
     pos: Position,
@@ -184,7 +185,7 @@ impl Engine {
         let mut lines = Vec::new();
         // A limit on `go` builds a player with that option (following the
         // game so far); the engine's own player keeps its tree for plain `go`.
-        let mut special: Option<Box<dyn Player>> = None;
+        let mut special: Option<Box<dyn Player<Position>>> = None;
         match args {
             [] => {}
             [key, value] => match self.with_limit(key, value) {
@@ -198,7 +199,7 @@ impl Engine {
             )),
         }
         let clock = Instant::now();
-        let player: &mut dyn Player = match &mut special {
+        let player: &mut dyn Player<Position> = match &mut special {
             Some(p) => p.as_mut(),
             None => self.player.as_mut(),
         };
@@ -227,8 +228,9 @@ impl Engine {
     }
 
     /// A fresh player with one limit changed, caught up with the game.
-    fn with_limit(&mut self, key: &str, value: &str) -> Result<Box<dyn Player>, String> {
-        let info = KNOWN_PLAYERS
+    fn with_limit(&mut self, key: &str, value: &str) -> Result<Box<dyn Player<Position>>, String> {
+        let players = players_of::<crate::yinsh::Yinsh>();
+        let info = players
             .iter()
             .find(|p| p.name == self.spec.name)
             .ok_or_else(|| format!("player `{}` takes no limits", self.spec.name))?;
@@ -279,7 +281,12 @@ impl Engine {
 }
 
 /// `info [depth D] [nodes N] [value V] [score S] time MS pv <decisions...>`.
-fn info_line(info: &Option<MoveInfo>, pos: &Position, action: Action, millis: u128) -> String {
+fn info_line(
+    info: &Option<MoveInfo<Action>>,
+    pos: &Position,
+    action: Action,
+    millis: u128,
+) -> String {
     let mut s = String::from("info");
     let mut pv: Vec<Action> = vec![action];
     if let Some(i) = info {

@@ -397,7 +397,7 @@ fn from_tt(score: i32, ply: u32) -> i32 {
     }
 }
 
-impl Player for AlphaBetaPlayer {
+impl Player<Position> for AlphaBetaPlayer {
     fn name(&self) -> String {
         match self.config.time {
             Some(t) => format!("alphabeta:time={}", t.as_millis()),
@@ -412,7 +412,7 @@ impl Player for AlphaBetaPlayer {
         best
     }
 
-    fn info(&self) -> Option<MoveInfo> {
+    fn info(&self) -> Option<MoveInfo<Action>> {
         self.last.as_ref().map(|s| MoveInfo {
             // A logistic squash of the points: a ring (10,000) is worth
             // most of a win.

@@ -5,8 +5,8 @@
 //! against each of a list. Within a pairing, game `g` starts from opening
 //! `g / 2` and the players swap colours between the two games of an opening,
 //! so neither side profits from a lopsided opening. Openings are `k` random
-//! ring placements (seeded, the same for every pairing) or come from a fixed
-//! list. Games are interleaved across pairings, so a run stopped early still
+//! decisions (YINSH: ring placements; seeded, the same for every pairing)
+//! or come from a fixed list. Games are interleaved across pairings, so a run stopped early still
 //! has about as many games of every pairing.
 //!
 //! A player that fails (an external program that crashes, hangs or breaks
@@ -30,32 +30,30 @@ use serde::{Deserialize, Serialize};
 use super::elo::{EloError, EloFit, PairResults, ResultTable, elo_from_score};
 use super::game::PlayError;
 use super::player::Player;
-use super::seed::sub_seed;
 use super::sprt::{Sprt, Verdict};
-use crate::run::atomic::write_atomic;
-use crate::yinsh::notation::format_game;
-use crate::yinsh::{Action, Color, Decision, Outcome, Position, Variant};
+use crate::game::{ActionOf, Color, Game, GameResult, State};
+use crate::util::{sub_seed, write_atomic};
 
 /// Builds the player for a spec with a seed; an error forfeits the game.
 /// [`crate::engine::build_player`] (internal and external players) and
 /// [`super::parse_player`] (internal only) both fit.
-pub type PlayerFactory<'a> = dyn Fn(&str, u64) -> Result<Box<dyn Player>, String> + Sync + 'a;
+pub type PlayerFactory<'a, S> = dyn Fn(&str, u64) -> Result<Box<dyn Player<S>>, String> + Sync + 'a;
 
 /// Where games start.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Openings {
-    /// This many ring placements (alternating, White first), uniformly at
-    /// random from the arena's seed; 0 starts every game from the empty
-    /// board.
-    RandomRings(u32),
+pub enum Openings<A> {
+    /// This many decisions uniformly at random from the arena's seed (in
+    /// YINSH: ring placements, so at most 10); 0 starts every game from
+    /// the start position.
+    Random(u32),
     /// Fixed openings (decisions from the start of the variant), used in
     /// turn; each is played with both colours.
-    Fixed(Vec<Vec<Action>>),
+    Fixed(Vec<Vec<A>>),
 }
 
-/// What to play.
+/// What to play, and which game.
 #[derive(Clone, Debug, PartialEq)]
-pub struct ArenaConfig {
+pub struct ArenaConfig<G: Game> {
     /// Player specs: all play each other, or each plays the gauntlet player.
     pub players: Vec<String>,
     /// A player that plays each of `players` (and they not each other).
@@ -63,8 +61,8 @@ pub struct ArenaConfig {
     /// Games per pairing (the most, with an SPRT).
     pub games: u32,
     pub seed: u64,
-    pub variant: Variant,
-    pub openings: Openings,
+    pub game: G,
+    pub openings: Openings<ActionOf<G>>,
     /// Swap colours between the two games of each opening. Without it, the
     /// first player of each pairing has White in every game.
     pub alternate: bool,
@@ -72,17 +70,17 @@ pub struct ArenaConfig {
     pub sprt: Option<Sprt>,
 }
 
-impl ArenaConfig {
-    /// A round robin of `players`, `games` games per pairing, standard rules,
-    /// openings of 4 random ring placements, colours alternating.
-    pub fn round_robin(players: &[&str], games: u32, seed: u64) -> ArenaConfig {
+impl<G: Game> ArenaConfig<G> {
+    /// A round robin of `players` at `game`, `games` games per pairing,
+    /// openings of 4 random decisions, colours alternating.
+    pub fn round_robin(game: G, players: &[&str], games: u32, seed: u64) -> ArenaConfig<G> {
         ArenaConfig {
             players: players.iter().map(|p| p.to_string()).collect(),
             gauntlet: None,
             games,
             seed,
-            variant: Variant::STANDARD,
-            openings: Openings::RandomRings(4),
+            game,
+            openings: Openings::Random(4),
             alternate: true,
             sprt: None,
         }
@@ -108,19 +106,25 @@ impl ArenaConfig {
         }
     }
 
-    /// The decisions of opening `o`.
-    pub fn opening(&self, o: u32) -> Vec<Action> {
+    /// The decisions of opening `o`. A random opening stops short of a
+    /// decision that would end the game.
+    pub fn opening(&self, o: u32) -> Vec<ActionOf<G>> {
         match &self.openings {
             Openings::Fixed(list) if !list.is_empty() => list[o as usize % list.len()].clone(),
             Openings::Fixed(_) => Vec::new(),
-            Openings::RandomRings(k) => {
+            Openings::Random(k) => {
                 let mut rng = SmallRng::seed_from_u64(sub_seed(self.seed ^ 0x09e1_11a6, o as u64));
-                let mut pos = Position::with_variant(self.variant);
+                let mut pos = self.game.start();
                 let mut out = Vec::new();
-                while out.len() < *k as usize && pos.decision() == Decision::PlaceRing {
+                while out.len() < *k as usize && !pos.is_over() {
                     let legal = pos.legal_actions();
                     let a = legal[rng.random_range(0..legal.len())];
-                    pos.play_unchecked(a);
+                    let mut next = pos.clone();
+                    next.play_unchecked(a);
+                    if next.is_over() {
+                        break;
+                    }
+                    pos = next;
                     out.push(a);
                 }
                 out
@@ -150,13 +154,15 @@ pub struct ArenaGame {
     pub black: String,
     /// Whether `first` had White (it may equal `second`).
     pub first_white: bool,
-    /// The opening, in official notation (empty for the empty board).
+    /// The opening, its decisions in the game's notation separated by
+    /// spaces (empty for none).
     pub opening: String,
     /// `1-0`, `0-1` or `1/2-1/2`.
     pub result: String,
     /// White's points: 1, 0.5 or 0.
     pub score_white: f64,
-    /// `three_rings`, `pool_empty`, `double_pass`, `resign` or `forfeit`.
+    /// How it ended: the game's own word (YINSH: `three_rings`,
+    /// `pool_empty`, `double_pass`, `resign`), `end`, or `forfeit`.
     pub reason: String,
     /// Decisions played, the opening's included.
     pub length: usize,
@@ -165,7 +171,7 @@ pub struct ArenaGame {
     /// The game's seed (players' seeds derive from it) and the run's.
     pub seed: u64,
     pub arena_seed: u64,
-    /// `standard` or `blitz`.
+    /// The game's variant (YINSH: `standard` or `blitz`).
     pub variant: String,
 }
 
@@ -196,37 +202,38 @@ impl ArenaGame {
     }
 }
 
-/// Plays one game from the start of `variant` through `opening` (which
-/// both players observe, as if played) to the end. A player that fails or
-/// chooses an illegal action loses by forfeit: the error comes back along
-/// with the decisions played.
+/// Plays one game from `start` through `opening` (which both players
+/// observe, as if played) to the end. A player that fails or chooses an
+/// illegal action loses by forfeit: the error comes back along with the
+/// decisions played. The end is the final position's result.
 ///
 /// ```
 /// use yinsh_zero::eval::{RandomPlayer, GreedyPlayer, play_from_opening};
-/// use yinsh_zero::yinsh::{Action, Position, Variant};
+/// use yinsh_zero::game::State;
+/// use yinsh_zero::yinsh::{Action, Position};
 ///
 /// let opening = [Action::Place("e3".parse().unwrap())];
 /// let (mut w, mut b) = (RandomPlayer::new(1), GreedyPlayer::new(2));
-/// let (actions, end) = play_from_opening(&mut w, &mut b, Variant::STANDARD, &opening);
-/// let outcome = end.unwrap();
+/// let (actions, end) = play_from_opening(&mut w, &mut b, Position::new(), &opening);
+/// let last = end.unwrap();
 /// assert_eq!(actions[0].to_string(), "e3");
 /// let mut pos = Position::new();
 /// for a in &actions { pos.play(*a).unwrap(); }
-/// assert_eq!(pos.outcome(), Some(outcome));
+/// assert_eq!(pos, last);
+/// assert!(last.result().is_some());
 /// ```
-pub fn play_from_opening(
-    white: &mut dyn Player,
-    black: &mut dyn Player,
-    variant: Variant,
-    opening: &[Action],
-) -> (Vec<Action>, Result<crate::yinsh::Outcome, PlayError>) {
-    let start = Position::with_variant(variant);
+pub fn play_from_opening<S: State>(
+    white: &mut dyn Player<S>,
+    black: &mut dyn Player<S>,
+    start: S,
+    opening: &[S::Action],
+) -> (Vec<S::Action>, Result<S, PlayError>) {
     white.new_game(&start);
     black.new_game(&start);
     let mut pos = start;
     let mut actions = Vec::with_capacity(128);
     for &a in opening {
-        let before = pos;
+        let before = pos.clone();
         if pos.play(a).is_err() {
             // Openings are checked when configured; an illegal one here is
             // a bug in the caller.
@@ -239,7 +246,7 @@ pub fn play_from_opening(
         black.observe(&before, a);
         actions.push(a);
     }
-    let result = super::game::play_out(white, black, &mut pos, &mut actions);
+    let result = super::game::play_out(white, black, &mut pos, &mut actions).map(|_| pos);
     (actions, result)
 }
 
@@ -382,8 +389,9 @@ pub enum ArenaError {
 ///
 /// ```
 /// use yinsh_zero::eval::{ArenaConfig, parse_player, run_arena};
+/// use yinsh_zero::yinsh::Yinsh;
 ///
-/// let config = ArenaConfig::round_robin(&["random", "greedy"], 4, 7);
+/// let config = ArenaConfig::round_robin(Yinsh::standard(), &["random", "greedy"], 4, 7);
 /// let factory = |spec: &str, seed: u64| parse_player(spec, seed).map_err(|e| e.to_string());
 /// let r = run_arena(&config, &factory, &mut |_| {}).unwrap();
 /// assert_eq!(r.games.len(), 4);
@@ -392,9 +400,9 @@ pub enum ArenaError {
 /// assert_eq!(r.games[0].opening, r.games[1].opening);
 /// assert_eq!(r.games[0].white, r.games[1].black);
 /// ```
-pub fn run_arena(
-    config: &ArenaConfig,
-    factory: &PlayerFactory,
+pub fn run_arena<G: Game>(
+    config: &ArenaConfig<G>,
+    factory: &PlayerFactory<G::State>,
     progress: &mut dyn FnMut(&[ArenaGame]),
 ) -> Result<ArenaResult, ArenaError> {
     resume_arena(config, factory, &[], progress, &|| false)
@@ -412,8 +420,9 @@ pub fn run_arena(
 ///
 /// ```
 /// use yinsh_zero::eval::{ArenaConfig, parse_player, resume_arena, run_arena};
+/// use yinsh_zero::yinsh::Yinsh;
 ///
-/// let config = ArenaConfig::round_robin(&["random", "greedy"], 6, 7);
+/// let config = ArenaConfig::round_robin(Yinsh::standard(), &["random", "greedy"], 6, 7);
 /// let factory = |spec: &str, seed: u64| parse_player(spec, seed).map_err(|e| e.to_string());
 /// let all = run_arena(&config, &factory, &mut |_| {}).unwrap();
 /// let mut fresh = 0;
@@ -422,9 +431,9 @@ pub fn run_arena(
 /// assert_eq!(resumed.games, all.games);
 /// assert_eq!((resumed.resumed, fresh), (4, 2));
 /// ```
-pub fn resume_arena(
-    config: &ArenaConfig,
-    factory: &PlayerFactory,
+pub fn resume_arena<G: Game>(
+    config: &ArenaConfig<G>,
+    factory: &PlayerFactory<G::State>,
     recorded: &[ArenaGame],
     progress: &mut dyn FnMut(&[ArenaGame]),
     should_stop: &(dyn Fn() -> bool + Sync),
@@ -501,7 +510,7 @@ pub fn resume_arena(
 struct Recorded<'a>(HashMap<u32, Vec<&'a ArenaGame>>);
 
 impl<'a> Recorded<'a> {
-    fn new(config: &ArenaConfig, games: &'a [ArenaGame]) -> Recorded<'a> {
+    fn new<G: Game>(config: &ArenaConfig<G>, games: &'a [ArenaGame]) -> Recorded<'a> {
         let mut by_index: HashMap<u32, Vec<&ArenaGame>> = HashMap::new();
         for g in games {
             if g.arena_seed == config.seed && g.forfeit.is_none() {
@@ -521,7 +530,7 @@ impl<'a> Recorded<'a> {
     }
 }
 
-impl ArenaConfig {
+impl<G: Game> ArenaConfig<G> {
     /// How many games of this schedule `recorded` already holds: those
     /// [`resume_arena`] takes instead of playing.
     pub fn recorded_games(&self, recorded: &[ArenaGame]) -> usize {
@@ -571,21 +580,21 @@ impl SprtTracker {
 
 /// Game `k` of a schedule, before it is played.
 #[derive(Clone, Debug)]
-pub(crate) struct ScheduledGame {
+pub(crate) struct ScheduledGame<A> {
     /// The record, its result still to be filled in by [`ArenaGame::finish`].
     pub game: ArenaGame,
-    pub opening: Vec<Action>,
+    pub opening: Vec<A>,
     /// Seeds of the first and second player of the pairing.
     pub seeds: [u64; 2],
 }
 
 /// Game `k` of `config`'s schedule: which pairing, which colours, which
 /// opening and which seeds (all from the config alone).
-pub(crate) fn schedule(
-    config: &ArenaConfig,
+pub(crate) fn schedule<G: Game>(
+    config: &ArenaConfig<G>,
     pairings: &[(String, String)],
     k: usize,
-) -> ScheduledGame {
+) -> ScheduledGame<ActionOf<G>> {
     let p = k % pairings.len();
     let g = (k / pairings.len()) as u32;
     let (first, second) = &pairings[p];
@@ -597,7 +606,6 @@ pub(crate) fn schedule(
     } else {
         (second, first)
     };
-    let start = Position::with_variant(config.variant);
     let game = ArenaGame {
         index: k as u32,
         first: first.clone(),
@@ -605,7 +613,11 @@ pub(crate) fn schedule(
         white: white.clone(),
         black: black.clone(),
         first_white,
-        opening: format_game(&start, &opening),
+        opening: opening
+            .iter()
+            .map(|a| a.to_string())
+            .collect::<Vec<_>>()
+            .join(" "),
         result: String::new(),
         score_white: 0.5,
         reason: String::new(),
@@ -613,11 +625,7 @@ pub(crate) fn schedule(
         forfeit: None,
         seed,
         arena_seed: config.seed,
-        variant: if config.variant == Variant::BLITZ {
-            "blitz".into()
-        } else {
-            "standard".into()
-        },
+        variant: config.game.variant().into(),
     };
     ScheduledGame {
         game,
@@ -627,14 +635,15 @@ pub(crate) fn schedule(
 }
 
 impl ArenaGame {
-    /// Fills in how the game ended after `length` decisions: an outcome, or
-    /// a forfeit by the side that failed.
-    pub(crate) fn finish(&mut self, length: usize, end: Result<Outcome, (Color, String)>) {
+    /// Fills in how the game ended after `length` decisions: in the final
+    /// position `last`, or by a forfeit of the side that failed.
+    pub(crate) fn finish<S: State>(&mut self, length: usize, end: Result<&S, (Color, String)>) {
         self.length = length;
         match end {
-            Ok(outcome) => {
-                self.score_white = (outcome.score_for(Color::White) as f64 + 1.0) / 2.0;
-                self.reason = outcome.reason.name().into();
+            Ok(last) => {
+                let result: GameResult = last.result().expect("a finished game");
+                self.score_white = (result.score_for(Color::White) as f64 + 1.0) / 2.0;
+                self.reason = last.end_reason().unwrap_or("end").into();
             }
             Err((side, error)) => {
                 self.score_white = if side == Color::White { 0.0 } else { 1.0 };
@@ -660,10 +669,10 @@ impl ArenaGame {
 }
 
 /// Plays a game of the schedule.
-fn play_scheduled(
-    config: &ArenaConfig,
-    scheduled: ScheduledGame,
-    factory: &PlayerFactory,
+fn play_scheduled<G: Game>(
+    config: &ArenaConfig<G>,
+    scheduled: ScheduledGame<ActionOf<G>>,
+    factory: &PlayerFactory<G::State>,
 ) -> ArenaGame {
     let ScheduledGame {
         mut game,
@@ -679,12 +688,13 @@ fn play_scheduled(
         factory(&game.white, white_seed),
         factory(&game.black, black_seed),
     ) {
-        (Err(e), _) => game.finish(0, Err((Color::White, e))),
-        (_, Err(e)) => game.finish(0, Err((Color::Black, e))),
+        (Err(e), _) => game.finish::<G::State>(0, Err((Color::White, e))),
+        (_, Err(e)) => game.finish::<G::State>(0, Err((Color::Black, e))),
         (Ok(mut w), Ok(mut b)) => {
             let (actions, end) =
-                play_from_opening(w.as_mut(), b.as_mut(), config.variant, &opening);
-            game.finish(actions.len(), end.map_err(|e| (e.colour(), e.to_string())));
+                play_from_opening(w.as_mut(), b.as_mut(), config.game.start(), &opening);
+            let end = end.map_err(|e| (e.colour(), e.to_string()));
+            game.finish(actions.len(), end.as_ref().map_err(Clone::clone));
         }
     }
     game

@@ -20,8 +20,8 @@ use super::arena::{
     schedule,
 };
 use crate::evaluator::Evaluator;
+use crate::game::{ActionOf, Color, Game, State};
 use crate::mcts::{Leaf, Search, SearchConfig, SearchError};
-use crate::yinsh::{Color, Position};
 
 /// How a duel is played besides its schedule.
 #[derive(Clone, Debug, PartialEq)]
@@ -78,8 +78,9 @@ struct Ledger {
 /// use yinsh_zero::eval::{ArenaConfig, DuelSettings, run_duel};
 /// use yinsh_zero::evaluator::UniformEvaluator;
 /// use yinsh_zero::mcts::SearchConfig;
+/// use yinsh_zero::yinsh::Yinsh;
 ///
-/// let config = ArenaConfig::round_robin(&["a", "b"], 4, 3);
+/// let config = ArenaConfig::round_robin(Yinsh::standard(), &["a", "b"], 4, 3);
 /// let settings = DuelSettings {
 ///     search: SearchConfig { simulations: 8, ..SearchConfig::for_play() },
 ///     workers: 2,
@@ -91,15 +92,16 @@ struct Ledger {
 /// assert_eq!(r.arena.pairings[0].results.games(), 4);
 /// assert!(!r.interrupted);
 /// ```
-pub fn run_duel<E, F>(
-    config: &ArenaConfig,
+pub fn run_duel<G, E, F>(
+    config: &ArenaConfig<G>,
     settings: &DuelSettings,
     make_evaluators: F,
     progress: &(dyn Fn(&[ArenaGame]) + Sync),
     should_stop: &(dyn Fn() -> bool + Sync),
 ) -> Result<DuelResult, DuelError>
 where
-    E: Evaluator,
+    G: Game,
+    E: Evaluator<G::State>,
     F: Fn(usize) -> Result<[E; 2], String> + Sync,
 {
     if config.gauntlet.is_some() || config.players.len() != 2 {
@@ -184,14 +186,14 @@ where
 
 /// A game in progress: each side keeps its own tree (and reuses it), both
 /// following every decision.
-struct Game {
-    scheduled: ScheduledGame,
+struct DuelGame<S: State> {
+    scheduled: ScheduledGame<S::Action>,
     /// Searches of the first and second player.
-    searches: [Search; 2],
+    searches: [Search<S>; 2],
     decisions: usize,
 }
 
-impl Game {
+impl<S: State> DuelGame<S> {
     /// Which player (0 = first) is to act.
     fn side_to_act(&self) -> usize {
         let pos = self.searches[0].position();
@@ -200,8 +202,8 @@ impl Game {
     }
 }
 
-struct DuelWorker<'a> {
-    config: &'a ArenaConfig,
+struct DuelWorker<'a, G: Game> {
+    config: &'a ArenaConfig<G>,
     settings: &'a DuelSettings,
     pairings: &'a [(String, String)],
     total: usize,
@@ -212,8 +214,8 @@ struct DuelWorker<'a> {
     should_stop: &'a (dyn Fn() -> bool + Sync),
 }
 
-impl DuelWorker<'_> {
-    fn start(&self) -> Result<Option<Game>, DuelError> {
+impl<G: Game> DuelWorker<'_, G> {
+    fn start(&self) -> Result<Option<DuelGame<G::State>>, DuelError> {
         if self.decided.load(Ordering::Relaxed) {
             return Ok(None);
         }
@@ -222,16 +224,19 @@ impl DuelWorker<'_> {
             return Ok(None);
         }
         let scheduled = schedule(self.config, self.pairings, k);
-        let mut pos = Position::with_variant(self.config.variant);
+        let mut pos = self.config.game.start();
         for &a in &scheduled.opening {
-            pos.play(a)
-                .expect("arena openings are legal ring placements");
+            pos.play(a).expect("arena openings are legal");
         }
         let searches = [
-            Search::new(pos, self.settings.search.clone(), scheduled.seeds[0])?,
+            Search::new(
+                pos.clone(),
+                self.settings.search.clone(),
+                scheduled.seeds[0],
+            )?,
             Search::new(pos, self.settings.search.clone(), scheduled.seeds[1])?,
         ];
-        Ok(Some(Game {
+        Ok(Some(DuelGame {
             decisions: scheduled.opening.len(),
             scheduled,
             searches,
@@ -261,13 +266,13 @@ impl DuelWorker<'_> {
         }
     }
 
-    fn play<E: Evaluator>(&self, evaluators: &mut [E; 2]) -> Result<(), DuelError> {
-        let mut slots: Vec<Option<Game>> = Vec::new();
+    fn play<E: Evaluator<G::State>>(&self, evaluators: &mut [E; 2]) -> Result<(), DuelError> {
+        let mut slots: Vec<Option<DuelGame<G::State>>> = Vec::new();
         for _ in 0..self.settings.games_in_flight {
             slots.push(self.start()?);
         }
         let mut waiting: [Vec<usize>; 2] = [Vec::new(), Vec::new()];
-        let mut positions: [Vec<Position>; 2] = [Vec::new(), Vec::new()];
+        let mut positions: [Vec<G::State>; 2] = [Vec::new(), Vec::new()];
         loop {
             if (self.should_stop)() || self.decided.load(Ordering::Relaxed) {
                 return Ok(());
@@ -286,15 +291,15 @@ impl DuelWorker<'_> {
                             break;
                         }
                         Leaf::Done => {
-                            let action = game.searches[side].result().action;
+                            let action: ActionOf<G> = game.searches[side].result().action;
                             for s in &mut game.searches {
                                 s.advance(action)?;
                             }
                             game.decisions += 1;
-                            let pos = *game.searches[0].position();
-                            if let Some(outcome) = pos.outcome() {
+                            if game.searches[0].position().is_over() {
                                 let mut g = slot.take().expect("slot holds a game");
-                                g.scheduled.game.finish(g.decisions, Ok(outcome));
+                                let last = g.searches[0].position().clone();
+                                g.scheduled.game.finish(g.decisions, Ok(&last));
                                 self.count(g.scheduled.game);
                                 *slot = self.start()?;
                             }

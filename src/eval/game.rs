@@ -1,21 +1,21 @@
 //! One game between two players.
 
 use super::player::{Player, PlayerFailure};
-use crate::yinsh::{Action, Color, Outcome, Position};
+use crate::game::{Color, GameResult, State};
 
 /// A finished game: where it started, every decision in order, and how it
 /// ended.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct GameRecord {
-    pub start: Position,
-    pub actions: Vec<Action>,
-    pub outcome: Outcome,
+#[derive(Clone, Debug, PartialEq)]
+pub struct GameRecord<S: State> {
+    pub start: S,
+    pub actions: Vec<S::Action>,
+    pub result: GameResult,
 }
 
-impl GameRecord {
+impl<S: State> GameRecord<S> {
     /// The final position, by replaying the actions from the start.
-    pub fn final_position(&self) -> Position {
-        let mut pos = self.start;
+    pub fn final_position(&self) -> S {
+        let mut pos = self.start.clone();
         for &a in &self.actions {
             pos.play_unchecked(a);
         }
@@ -77,35 +77,35 @@ impl PlayError {
 /// assert!(rec.final_position().is_over());
 /// assert!(rec.final_position().turn() <= 81);
 /// ```
-pub fn play_game(
-    white: &mut dyn Player,
-    black: &mut dyn Player,
-    start: Position,
-) -> Result<GameRecord, PlayError> {
+pub fn play_game<S: State>(
+    white: &mut dyn Player<S>,
+    black: &mut dyn Player<S>,
+    start: S,
+) -> Result<GameRecord<S>, PlayError> {
     white.new_game(&start);
     black.new_game(&start);
-    let mut pos = start;
+    let mut pos = start.clone();
     let mut actions = Vec::with_capacity(128);
-    let outcome = play_out(white, black, &mut pos, &mut actions)?;
+    let result = play_out(white, black, &mut pos, &mut actions)?;
     Ok(GameRecord {
         start,
         actions,
-        outcome,
+        result,
     })
 }
 
 /// Plays `pos` to the end, asking each side in turn, telling both players
 /// every action and appending it to `actions` (kept up to the failure when
 /// a player fails or answers illegally).
-pub(crate) fn play_out(
-    white: &mut dyn Player,
-    black: &mut dyn Player,
-    pos: &mut Position,
-    actions: &mut Vec<Action>,
-) -> Result<Outcome, PlayError> {
+pub(crate) fn play_out<S: State>(
+    white: &mut dyn Player<S>,
+    black: &mut dyn Player<S>,
+    pos: &mut S,
+    actions: &mut Vec<S::Action>,
+) -> Result<GameResult, PlayError> {
     while !pos.is_over() {
         let colour = pos.to_act();
-        let player: &mut dyn Player = match colour {
+        let player: &mut dyn Player<S> = match colour {
             Color::White => white,
             Color::Black => black,
         };
@@ -120,7 +120,7 @@ pub(crate) fn play_out(
                 });
             }
         };
-        let before = *pos;
+        let before = pos.clone();
         if let Err(e) = pos.play(action) {
             return Err(PlayError::IllegalAction {
                 player: player.name(),
@@ -128,12 +128,12 @@ pub(crate) fn play_out(
                 step: actions.len(),
                 action: e.action,
                 reason: e.reason,
-                position: before.to_string(),
+                position: format!("{before:?}"),
             });
         }
         white.observe(&before, action);
         black.observe(&before, action);
         actions.push(action);
     }
-    Ok(pos.outcome().expect("a finished game has an outcome"))
+    Ok(pos.result().expect("a finished game has a result"))
 }

@@ -121,7 +121,7 @@ fn mobility(pos: &Position, c: Color) -> i32 {
         .sum()
 }
 
-impl Player for GreedyPlayer {
+impl Player<Position> for GreedyPlayer {
     fn name(&self) -> String {
         if self.threats {
             "greedy".into()

@@ -7,12 +7,12 @@ use serde::Serialize;
 
 use super::arena::{ArenaConfig, ArenaGame, Openings, run_arena};
 use super::elo::PairResults;
-use super::spec::{PlayerSpecError, parse_player};
-use crate::yinsh::Variant;
+use super::spec::{GamePlayers, PlayerSpecError, parse_game_player};
+use crate::yinsh::Yinsh;
 
 /// What to play.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct MatchConfig {
+pub struct MatchConfig<G> {
     /// Spec of the first player, White in game 0 (and in every game
     /// unless `swap`).
     pub first: String,
@@ -23,20 +23,28 @@ pub struct MatchConfig {
     /// Alternate colours: the first player is White in even games and
     /// Black in odd ones.
     pub swap: bool,
-    pub variant: Variant,
+    pub game: G,
 }
 
-impl MatchConfig {
-    /// `games` games of `first` (White) against `second` (Black), standard
-    /// rules, no colour swap.
-    pub fn new(first: &str, second: &str, games: u32, seed: u64) -> MatchConfig {
+impl MatchConfig<Yinsh> {
+    /// `games` games of YINSH, `first` (White) against `second` (Black),
+    /// standard rules, no colour swap.
+    pub fn new(first: &str, second: &str, games: u32, seed: u64) -> MatchConfig<Yinsh> {
+        MatchConfig::of(Yinsh::standard(), first, second, games, seed)
+    }
+}
+
+impl<G: GamePlayers> MatchConfig<G> {
+    /// `games` games of `game`, `first` (White) against `second` (Black),
+    /// no colour swap.
+    pub fn of(game: G, first: &str, second: &str, games: u32, seed: u64) -> MatchConfig<G> {
         MatchConfig {
             first: first.into(),
             second: second.into(),
             games,
             seed,
             swap: false,
-            variant: Variant::STANDARD,
+            game,
         }
     }
 
@@ -63,7 +71,8 @@ pub struct MatchResult {
     pub first_as_black: PairResults,
     /// Results from White's point of view, whoever played it.
     pub white: PairResults,
-    /// How the games ended: `three_rings`, `pool_empty`, `double_pass`.
+    /// How the games ended, in the game's words (YINSH: `three_rings`,
+    /// `pool_empty`, `double_pass`).
     pub end_reasons: BTreeMap<String, u32>,
     /// Mean decisions per game (placements, moves, removals, passes).
     pub mean_actions: f64,
@@ -80,17 +89,17 @@ pub enum MatchError {
     Game { game: u32, seed: u64, error: String },
 }
 
-impl MatchConfig {
-    /// The same games as an arena of one pairing from the empty board,
+impl<G: GamePlayers> MatchConfig<G> {
+    /// The same games as an arena of one pairing from the start position,
     /// which is how they are played.
-    pub fn arena(&self) -> ArenaConfig {
+    pub fn arena(&self) -> ArenaConfig<G> {
         ArenaConfig {
             players: vec![self.second.clone()],
             gauntlet: Some(self.first.clone()),
             games: self.games,
             seed: self.seed,
-            variant: self.variant,
-            openings: Openings::RandomRings(0),
+            game: self.game.clone(),
+            openings: Openings::Random(0),
             alternate: self.swap,
             sprt: None,
         }
@@ -99,7 +108,10 @@ impl MatchConfig {
 
 impl MatchResult {
     /// Tallies the games of a one-pairing arena (`config.gauntlet` first).
-    pub fn from_games(config: &ArenaConfig, games: &[ArenaGame]) -> MatchResult {
+    pub fn from_games<G: crate::game::Game>(
+        config: &ArenaConfig<G>,
+        games: &[ArenaGame],
+    ) -> MatchResult {
         let mut r = MatchResult {
             first: config.gauntlet.clone().unwrap_or_default(),
             second: config.players.first().cloned().unwrap_or_default(),
@@ -152,12 +164,14 @@ impl MatchResult {
 /// assert_eq!(r.first_as_white.games(), 2);
 /// assert_eq!(r.second_total, r.first_total.flipped());
 /// ```
-pub fn play_match(config: &MatchConfig) -> Result<MatchResult, MatchError> {
+pub fn play_match<G: GamePlayers>(config: &MatchConfig<G>) -> Result<MatchResult, MatchError> {
     // Reject bad specs once, before any thread starts.
-    parse_player(&config.first, 0).map_err(MatchError::FirstSpec)?;
-    parse_player(&config.second, 0).map_err(MatchError::SecondSpec)?;
+    let game = &config.game;
+    parse_game_player(game, &config.first, 0).map_err(MatchError::FirstSpec)?;
+    parse_game_player(game, &config.second, 0).map_err(MatchError::SecondSpec)?;
     let arena = config.arena();
-    let factory = |spec: &str, seed: u64| parse_player(spec, seed).map_err(|e| e.to_string());
+    let factory =
+        |spec: &str, seed: u64| parse_game_player(game, spec, seed).map_err(|e| e.to_string());
     let result = run_arena(&arena, &factory, &mut |_| {}).expect("one pairing, games checked");
     if let Some(g) = result.forfeits().next() {
         let f = g.forfeit.as_ref().expect("filtered on forfeits");

@@ -27,9 +27,9 @@ pub mod net_player;
 mod player;
 mod random;
 pub mod search_player;
-mod seed;
 mod spec;
 mod sprt;
+mod yinsh_players;
 
 pub use alphabeta::{AlphaBetaConfig, AlphaBetaPlayer};
 pub use arena::{
@@ -47,6 +47,8 @@ pub use matches::{MatchConfig, MatchError, MatchResult, play_match};
 pub use player::{MoveInfo, Player, PlayerFailure};
 pub use random::RandomPlayer;
 pub use search_player::{RolloutEvaluator, SearchPlayer};
-pub use seed::sub_seed;
-pub use spec::{KNOWN_PLAYERS, PlayerInfo, PlayerSpec, PlayerSpecError, parse_player};
+pub use spec::{
+    GamePlayers, KNOWN_PLAYERS, PlayerInfo, PlayerSpec, PlayerSpecError, parse_game_player,
+    parse_player, players_of,
+};
 pub use sprt::{Sprt, SprtError, Verdict};

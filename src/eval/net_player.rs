@@ -2,33 +2,33 @@
 
 use super::player::Player;
 use crate::evaluator::Evaluator;
-use crate::yinsh::{Action, Position};
+use crate::game::State;
 
 /// Plays the top prior of any evaluator (a network, in practice).
-pub struct PolicyPlayer<E: Evaluator + Send> {
+pub struct PolicyPlayer<E> {
     name: String,
     evaluator: E,
 }
 
-impl<E: Evaluator + Send> PolicyPlayer<E> {
+impl<E> PolicyPlayer<E> {
     pub fn new(name: String, evaluator: E) -> Self {
         PolicyPlayer { name, evaluator }
     }
 }
 
-impl<E: Evaluator + Send> Player for PolicyPlayer<E> {
+impl<S: State, E: Evaluator<S> + Send> Player<S> for PolicyPlayer<E> {
     fn name(&self) -> String {
         self.name.clone()
     }
 
-    fn choose(&mut self, pos: &Position) -> Action {
+    fn choose(&mut self, pos: &S) -> S::Action {
         let legal = pos.legal_actions();
         if legal.len() == 1 {
             return legal[0];
         }
         let eval = self
             .evaluator
-            .evaluate(&[*pos])
+            .evaluate(std::slice::from_ref(pos))
             .pop()
             .expect("one evaluation");
         let best = eval

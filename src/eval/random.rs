@@ -5,7 +5,7 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
 use super::player::Player;
-use crate::yinsh::{Action, ActionList, Position};
+use crate::game::State;
 
 /// Plays a uniformly random legal action.
 ///
@@ -15,34 +15,33 @@ use crate::yinsh::{Action, ActionList, Position};
 ///
 /// // The same seed makes the same choices.
 /// let pos = Position::new();
-/// assert_eq!(RandomPlayer::new(5).choose(&pos), RandomPlayer::new(5).choose(&pos));
+/// let choose = |seed| Player::<Position>::choose(&mut RandomPlayer::new(seed), &pos);
+/// assert_eq!(choose(5), choose(5));
 /// ```
 #[derive(Clone, Debug)]
 pub struct RandomPlayer {
     rng: SmallRng,
-    scratch: ActionList,
 }
 
 impl RandomPlayer {
     pub fn new(seed: u64) -> RandomPlayer {
         RandomPlayer {
             rng: SmallRng::seed_from_u64(seed),
-            scratch: ActionList::new(),
         }
     }
 }
 
-impl Player for RandomPlayer {
+impl<S: State> Player<S> for RandomPlayer {
     fn name(&self) -> String {
         "random".into()
     }
 
-    fn choose(&mut self, pos: &Position) -> Action {
-        pos.legal_actions_into(&mut self.scratch);
+    fn choose(&mut self, pos: &S) -> S::Action {
+        let legal = pos.legal_actions();
         assert!(
-            !self.scratch.is_empty(),
-            "random player asked to act in a finished game:\n{pos}"
+            !legal.is_empty(),
+            "random player asked to act in a finished game:\n{pos:?}"
         );
-        self.scratch[self.rng.random_range(0..self.scratch.len())]
+        legal[self.rng.random_range(0..legal.len())]
     }
 }

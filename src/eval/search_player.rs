@@ -9,8 +9,8 @@ use rand::{Rng, SeedableRng};
 
 use super::player::{MoveInfo, Player};
 use crate::evaluator::{Evaluation, Evaluator};
+use crate::game::State;
 use crate::mcts::{Leaf, Search, SearchConfig};
-use crate::yinsh::Position;
 
 /// Judges a position by uniformly random playouts to the end: uniform
 /// priors, and the playouts' mean result as win/draw/loss.
@@ -28,14 +28,14 @@ impl RolloutEvaluator {
         }
     }
 
-    fn playout(&mut self, pos: &Position) -> [f32; 3] {
+    fn playout<S: State>(&mut self, pos: &S) -> [f32; 3] {
         let me = pos.to_act();
-        let mut p = *pos;
+        let mut p = pos.clone();
         while !p.is_over() {
             let legal = p.legal_actions();
             p.play_unchecked(legal[self.rng.random_range(0..legal.len())]);
         }
-        match p.outcome().expect("played out").score_for(me) {
+        match p.result().expect("played out").score_for(me) {
             1 => [1.0, 0.0, 0.0],
             0 => [0.0, 1.0, 0.0],
             _ => [0.0, 0.0, 1.0],
@@ -43,8 +43,8 @@ impl RolloutEvaluator {
     }
 }
 
-impl Evaluator for RolloutEvaluator {
-    fn evaluate(&mut self, positions: &[Position]) -> Vec<Evaluation> {
+impl<S: State> Evaluator<S> for RolloutEvaluator {
+    fn evaluate(&mut self, positions: &[S]) -> Vec<Evaluation> {
         positions
             .iter()
             .map(|p| {
@@ -69,17 +69,17 @@ impl Evaluator for RolloutEvaluator {
 /// A player that searches every decision with [`Search`] over any
 /// evaluator, bounded by simulations and optionally by time, and reuses its
 /// tree across moves (it follows the game through [`Player::observe`]).
-pub struct SearchPlayer<E: Evaluator + Send> {
+pub struct SearchPlayer<S: State, E> {
     name: String,
     evaluator: E,
     config: SearchConfig,
     time: Option<Duration>,
-    search: Option<Search>,
+    search: Option<Search<S>>,
     rng: SmallRng,
-    last: Option<MoveInfo>,
+    last: Option<MoveInfo<S::Action>>,
 }
 
-impl<E: Evaluator + Send> SearchPlayer<E> {
+impl<S: State, E: Evaluator<S> + Send> SearchPlayer<S, E> {
     /// `config` should come from [`SearchConfig::for_play`]; `time` stops
     /// each search early when spent.
     pub fn new(
@@ -101,16 +101,16 @@ impl<E: Evaluator + Send> SearchPlayer<E> {
     }
 }
 
-impl<E: Evaluator + Send> Player for SearchPlayer<E> {
+impl<S: State, E: Evaluator<S> + Send> Player<S> for SearchPlayer<S, E> {
     fn name(&self) -> String {
         self.name.clone()
     }
 
-    fn choose(&mut self, pos: &Position) -> crate::yinsh::Action {
+    fn choose(&mut self, pos: &S) -> S::Action {
         let deadline = self.time.map(|t| Instant::now() + t);
         // Reuse the tree if it already stands at `pos` (it followed the game).
         if !self.search.as_ref().is_some_and(|s| s.position() == pos) {
-            let s = Search::new(*pos, self.config.clone(), self.rng.random())
+            let s = Search::new(pos.clone(), self.config.clone(), self.rng.random())
                 .expect("a player searches only running games with a valid config");
             self.search = Some(s);
         }
@@ -141,15 +141,15 @@ impl<E: Evaluator + Send> Player for SearchPlayer<E> {
         result.action
     }
 
-    fn info(&self) -> Option<MoveInfo> {
+    fn info(&self) -> Option<MoveInfo<S::Action>> {
         self.last.clone()
     }
 
-    fn new_game(&mut self, _start: &Position) {
+    fn new_game(&mut self, _start: &S) {
         self.search = None;
     }
 
-    fn observe(&mut self, pos_before: &Position, action: crate::yinsh::Action) {
+    fn observe(&mut self, pos_before: &S, action: S::Action) {
         if let Some(s) = &mut self.search {
             if s.position() == pos_before && s.advance(action).is_ok() {
                 if s.position().is_over() {

@@ -5,15 +5,15 @@ use std::str::FromStr;
 
 use std::time::Duration;
 
-use super::alphabeta::{AlphaBetaConfig, AlphaBetaPlayer};
-use super::greedy::GreedyPlayer;
 use super::net_player::PolicyPlayer;
 use super::player::Player;
 use super::random::RandomPlayer;
 use super::search_player::{RolloutEvaluator, SearchPlayer};
+use crate::game::Game;
 use crate::mcts::SearchConfig;
+use crate::yinsh::{Position, Yinsh};
 
-/// A player kind that [`parse_player`] can build, with its options.
+/// A player kind that [`parse_game_player`] can build, with its options.
 #[derive(Clone, Copy, Debug)]
 pub struct PlayerInfo {
     pub name: &'static str,
@@ -22,32 +22,13 @@ pub struct PlayerInfo {
     pub about: &'static str,
 }
 
-/// Every player kind [`parse_player`] knows, for help texts and errors.
+/// The player kinds of every game, for help texts and errors; a game adds
+/// its own ([`GamePlayers`]).
 pub const KNOWN_PLAYERS: &[PlayerInfo] = &[
     PlayerInfo {
         name: "random",
         keys: &[],
         about: "uniformly random legal actions",
-    },
-    PlayerInfo {
-        name: "greedy",
-        keys: &[(
-            "threats",
-            "true|false: check the opponent's replies for rows (default true)",
-        )],
-        about: "best action one ply ahead by rows, markers and mobility",
-    },
-    PlayerInfo {
-        name: "alphabeta",
-        keys: &[
-            ("depth", "deepest iteration in turns (default 3)"),
-            (
-                "time",
-                "milliseconds per decision; stops deepening when spent",
-            ),
-            ("tt", "log2 of transposition-table entries (default 18)"),
-        ],
-        about: "negamax alpha-beta, iterative deepening, transposition table, classical evaluation",
     },
     PlayerInfo {
         name: "mcts-rollout",
@@ -135,8 +116,38 @@ pub enum PlayerSpecError {
     },
 }
 
-fn known_players() -> String {
-    KNOWN_PLAYERS
+/// The players a game offers beyond the generic ones ([`KNOWN_PLAYERS`]):
+/// classical engines that know its rules (YINSH's greedy and alpha-beta).
+/// A game without any implements it with an empty body.
+pub trait GamePlayers: Game {
+    /// This game's own player kinds, for help texts and errors.
+    fn own_players() -> &'static [PlayerInfo] {
+        &[]
+    }
+
+    /// Builds one of [`own_players`](Self::own_players) from its spec
+    /// (whose name and keys are already checked).
+    fn build_own(
+        &self,
+        spec: &PlayerSpec,
+        seed: u64,
+    ) -> Result<Box<dyn Player<Self::State>>, PlayerSpecError> {
+        let _ = seed;
+        unreachable!("`{}` is not one of this game's own players", spec.name)
+    }
+}
+
+/// Every player kind of game `G`: `random`, the game's own, then the
+/// searching and network players.
+pub fn players_of<G: GamePlayers>() -> Vec<PlayerInfo> {
+    let mut all = vec![KNOWN_PLAYERS[0]];
+    all.extend_from_slice(G::own_players());
+    all.extend_from_slice(&KNOWN_PLAYERS[1..]);
+    all
+}
+
+fn known_players<G: GamePlayers>() -> String {
+    players_of::<G>()
         .iter()
         .map(|p| p.name)
         .collect::<Vec<_>>()
@@ -154,7 +165,11 @@ impl FromStr for PlayerSpec {
         };
         if name.is_empty() {
             return Err(PlayerSpecError::Empty {
-                known: known_players(),
+                known: KNOWN_PLAYERS
+                    .iter()
+                    .map(|p| p.name)
+                    .collect::<Vec<_>>()
+                    .join(", "),
             });
         }
         let mut options: Vec<(String, String)> = Vec::new();
@@ -197,9 +212,11 @@ impl fmt::Display for PlayerSpec {
     }
 }
 
-/// Builds the player named by `spec`, seeding its randomness with `seed`.
+/// Builds the YINSH player named by `spec`, seeding its randomness with
+/// `seed`: [`parse_game_player`] for YINSH (either variant: a YINSH player
+/// plays the variant of the position it is given).
 ///
-/// The syntax is `name[:key=value,key=value]`; see [`KNOWN_PLAYERS`].
+/// The syntax is `name[:key=value,key=value]`; see [`players_of`].
 /// Unknown names and keys are errors that list what is known.
 ///
 /// ```
@@ -208,12 +225,28 @@ impl fmt::Display for PlayerSpec {
 /// let err = parse_player("grredy", 0).err().unwrap().to_string();
 /// assert!(err.contains("random, greedy"), "{err}");
 /// ```
-pub fn parse_player(spec: &str, seed: u64) -> Result<Box<dyn Player>, PlayerSpecError> {
-    let spec: PlayerSpec = spec.parse()?;
-    let Some(info) = KNOWN_PLAYERS.iter().find(|p| p.name == spec.name) else {
+pub fn parse_player(spec: &str, seed: u64) -> Result<Box<dyn Player<Position>>, PlayerSpecError> {
+    parse_game_player(&Yinsh::standard(), spec, seed)
+}
+
+/// Builds the player of `game` named by `spec`, seeding its randomness with
+/// `seed`. Network players load their checkpoint, which must be of `game`.
+pub fn parse_game_player<G: GamePlayers>(
+    game: &G,
+    spec: &str,
+    seed: u64,
+) -> Result<Box<dyn Player<G::State>>, PlayerSpecError> {
+    let spec: PlayerSpec = spec.parse().map_err(|e| match e {
+        PlayerSpecError::Empty { .. } => PlayerSpecError::Empty {
+            known: known_players::<G>(),
+        },
+        e => e,
+    })?;
+    let all = players_of::<G>();
+    let Some(info) = all.iter().find(|p| p.name == spec.name) else {
         return Err(PlayerSpecError::UnknownPlayer {
             name: spec.name,
-            known: known_players(),
+            known: known_players::<G>(),
         });
     };
     for (k, _) in &spec.options {
@@ -236,31 +269,6 @@ pub fn parse_player(spec: &str, seed: u64) -> Result<Box<dyn Player>, PlayerSpec
     }
     Ok(match info.name {
         "random" => Box::new(RandomPlayer::new(seed)),
-        "greedy" => {
-            let threats = match spec.get("threats") {
-                None => true,
-                Some(v) => parse_bool(&spec, "threats", v)?,
-            };
-            Box::new(GreedyPlayer::with_threats(seed, threats))
-        }
-        "alphabeta" => {
-            let mut config = AlphaBetaConfig::default();
-            if let Some(v) = spec.get("depth") {
-                config.depth = parse_num(&spec, "depth", v, 1, 64)? as u32;
-            }
-            if let Some(v) = spec.get("time") {
-                config.time = Some(Duration::from_millis(parse_num(
-                    &spec, "time", v, 1, 3_600_000,
-                )?));
-                if spec.get("depth").is_none() {
-                    config.depth = 64;
-                }
-            }
-            if let Some(v) = spec.get("tt") {
-                config.tt_bits = parse_num(&spec, "tt", v, 8, 28)? as u32;
-            }
-            Box::new(AlphaBetaPlayer::new(config, seed))
-        }
         "mcts-rollout" => {
             let mut config = SearchConfig {
                 simulations: 1000,
@@ -298,11 +306,11 @@ pub fn parse_player(spec: &str, seed: u64) -> Result<Box<dyn Player>, PlayerSpec
             ))
         }
         "net-policy" => {
-            let ev = load_net(&spec)?;
+            let ev = load_net(game, &spec)?;
             Box::new(PolicyPlayer::new(spec.to_string(), ev))
         }
         "net-mcts" => {
-            let ev = load_net(&spec)?;
+            let ev = load_net(game, &spec)?;
             let mut config = SearchConfig::for_play();
             if let Some(v) = spec.get("sims") {
                 config.simulations = parse_num(&spec, "sims", v, 1, 10_000_000)? as u32;
@@ -321,11 +329,11 @@ pub fn parse_player(spec: &str, seed: u64) -> Result<Box<dyn Player>, PlayerSpec
             }
             Box::new(SearchPlayer::new(spec.to_string(), ev, config, time, seed))
         }
-        other => unreachable!("KNOWN_PLAYERS lists `{other}` but nothing builds it"),
+        _ => game.build_own(&spec, seed)?,
     })
 }
 
-fn parse_num(
+pub(crate) fn parse_num(
     spec: &PlayerSpec,
     key: &str,
     value: &str,
@@ -343,7 +351,10 @@ fn parse_num(
     }
 }
 
-fn load_net(spec: &PlayerSpec) -> Result<crate::nn::NetEvaluator, PlayerSpecError> {
+fn load_net<G: Game>(
+    game: &G,
+    spec: &PlayerSpec,
+) -> Result<crate::nn::NetEvaluator<G>, PlayerSpecError> {
     let Some(dir) = spec.get("checkpoint") else {
         return Err(PlayerSpecError::BadValue {
             player: spec.name.clone(),
@@ -353,7 +364,7 @@ fn load_net(spec: &PlayerSpec) -> Result<crate::nn::NetEvaluator, PlayerSpecErro
                 .into(),
         });
     };
-    crate::run::checkpoint::load_evaluator(std::path::Path::new(dir)).map_err(|e| {
+    crate::checkpoint::load_evaluator(game, std::path::Path::new(dir)).map_err(|e| {
         PlayerSpecError::BadValue {
             player: spec.name.clone(),
             key: "checkpoint".into(),
@@ -375,7 +386,11 @@ fn parse_f32(spec: &PlayerSpec, key: &str, value: &str) -> Result<f32, PlayerSpe
     }
 }
 
-fn parse_bool(spec: &PlayerSpec, key: &str, value: &str) -> Result<bool, PlayerSpecError> {
+pub(crate) fn parse_bool(
+    spec: &PlayerSpec,
+    key: &str,
+    value: &str,
+) -> Result<bool, PlayerSpecError> {
     match value.to_ascii_lowercase().as_str() {
         "true" | "yes" | "on" | "1" => Ok(true),
         "false" | "no" | "off" | "0" => Ok(false),

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{Leaf, Search, SearchConfig};
 use crate::evaluator::{Evaluator, UniformEvaluator};
-use crate::yinsh::Position;
+use crate::game::State;
 
 /// Throughput of the search on one thread.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -28,39 +28,47 @@ pub struct SearchBench {
     pub simulations_per_move: u32,
 }
 
-/// Plays self-play-like games with `games` searches in flight for about
+/// Plays self-play-like games from `start` with `games` searches in flight for about
 /// `seconds`, all leaves of a round evaluated in one batch by the
 /// [`UniformEvaluator`], and reports the simulation rate.
 ///
 /// ```
 /// use yinsh_zero::mcts::{SearchConfig, bench_search};
+/// use yinsh_zero::yinsh::Position;
 /// let cfg = SearchConfig { simulations: 16, ..SearchConfig::default() };
-/// let b = bench_search(0.05, &cfg, 4, 1);
+/// let b = bench_search(&Position::new(), 0.05, &cfg, 4, 1);
 /// assert!(b.simulations > 0 && b.sims_per_s_uniform > 0.0);
 /// ```
 ///
 /// # Panics
 /// If `cfg` does not validate.
-pub fn bench_search(seconds: f64, cfg: &SearchConfig, games: usize, seed: u64) -> SearchBench {
-    bench_search_with(seconds, cfg, games, seed, &mut UniformEvaluator)
+pub fn bench_search<S: State>(
+    start: &S,
+    seconds: f64,
+    cfg: &SearchConfig,
+    games: usize,
+    seed: u64,
+) -> SearchBench {
+    bench_search_with(start, seconds, cfg, games, seed, &mut UniformEvaluator)
 }
 
 /// [`bench_search`] with any evaluator (a network, to see search speed as
 /// self-play gets it); the rate is still reported as `sims_per_s_uniform`'s
 /// field, so callers label it.
-pub fn bench_search_with(
+pub fn bench_search_with<S: State>(
+    start: &S,
     seconds: f64,
     cfg: &SearchConfig,
     games: usize,
     seed: u64,
-    evaluator: &mut dyn Evaluator,
+    evaluator: &mut dyn Evaluator<S>,
 ) -> SearchBench {
     let games = games.max(1);
     let mut rng = SmallRng::seed_from_u64(seed);
     let fresh = |rng: &mut SmallRng| {
-        Search::new(Position::new(), cfg.clone(), rng.random()).expect("bench config is valid")
+        Search::new(start.clone(), cfg.clone(), rng.random()).expect("bench config is valid")
     };
-    let mut searches: Vec<Search> = (0..games).map(|_| fresh(&mut rng)).collect();
+    let mut searches: Vec<Search<S>> = (0..games).map(|_| fresh(&mut rng)).collect();
     let (mut done_sims, mut moves, mut finished) = (0u64, 0u64, 0u64);
     let mut waiting = Vec::with_capacity(games);
     let mut positions = Vec::with_capacity(games);

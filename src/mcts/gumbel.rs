@@ -9,6 +9,7 @@ use rand::Rng;
 use super::config::SearchConfig;
 use super::noise;
 use super::tree::{NodeId, Tree};
+use crate::game::State;
 
 /// `sigma(completed Q)` for every edge of `node`, in edge order.
 ///
@@ -16,7 +17,7 @@ use super::tree::{NodeId, Tree};
 /// mixed value `v_mix` (the node's raw value blended with the prior-weighted
 /// Q of the visited children). The completed Qs are rescaled to [0, 1] by
 /// their min and max, then scaled by `(c_visit + max visits) * c_scale`.
-pub fn sigma_completed_q(tree: &Tree, node: NodeId, cfg: &SearchConfig) -> Vec<f32> {
+pub fn sigma_completed_q<S: State>(tree: &Tree<S>, node: NodeId, cfg: &SearchConfig) -> Vec<f32> {
     let range = tree.edge_range(node);
     let n = tree.node(node);
     let view = n.view;
@@ -51,7 +52,7 @@ pub fn sigma_completed_q(tree: &Tree, node: NodeId, cfg: &SearchConfig) -> Vec<f
 
 /// The improved policy `softmax(logits + sigma(completed Q))` over the edges
 /// of `node`.
-pub fn improved_policy(tree: &Tree, node: NodeId, cfg: &SearchConfig) -> Vec<f32> {
+pub fn improved_policy<S: State>(tree: &Tree<S>, node: NodeId, cfg: &SearchConfig) -> Vec<f32> {
     let sigma = sigma_completed_q(tree, node, cfg);
     let z: Vec<f32> = tree
         .edges_of(node)
@@ -65,7 +66,7 @@ pub fn improved_policy(tree: &Tree, node: NodeId, cfg: &SearchConfig) -> Vec<f32
 /// Selection below the root: the edge maximising
 /// `pi'(a) - N(a) / (1 + sum_b N(b))`, which makes the visit counts track
 /// the improved policy `pi'` deterministically.
-pub fn select(tree: &Tree, node: NodeId, cfg: &SearchConfig) -> usize {
+pub fn select<S: State>(tree: &Tree<S>, node: NodeId, cfg: &SearchConfig) -> usize {
     let range = tree.edge_range(node);
     if range.len() == 1 {
         return range.start;
@@ -113,8 +114,8 @@ pub struct GumbelRoot {
 impl GumbelRoot {
     /// Samples `min(gumbel_m, legal actions, budget)` distinct actions by
     /// Gumbel-top-k over the root's logits.
-    pub fn new(
-        tree: &Tree,
+    pub fn new<S: State>(
+        tree: &Tree<S>,
         root: NodeId,
         cfg: &SearchConfig,
         budget: u32,
@@ -154,7 +155,7 @@ impl GumbelRoot {
     }
 
     /// The score that ranks root actions: `g + logit + sigma(completed Q)`.
-    pub fn scores(&self, tree: &Tree, root: NodeId, cfg: &SearchConfig) -> Vec<f32> {
+    pub fn scores<S: State>(&self, tree: &Tree<S>, root: NodeId, cfg: &SearchConfig) -> Vec<f32> {
         let sigma = sigma_completed_q(tree, root, cfg);
         tree.edges_of(root)
             .iter()
@@ -167,7 +168,7 @@ impl GumbelRoot {
     /// The root edge (offset) the next simulation goes through. Within a
     /// phase candidates take turns; when every candidate has had its share
     /// of the phase, the better half (at least two) goes on.
-    pub fn next(&mut self, tree: &Tree, root: NodeId, cfg: &SearchConfig) -> usize {
+    pub fn next<S: State>(&mut self, tree: &Tree<S>, root: NodeId, cfg: &SearchConfig) -> usize {
         if self.given.iter().all(|&v| v >= self.per_phase) {
             if self.candidates.len() > 2 {
                 let s = self.scores(tree, root, cfg);
@@ -186,7 +187,7 @@ impl GumbelRoot {
 
     /// The action to play: the best remaining candidate by
     /// `g + logit + sigma(completed Q)`.
-    pub fn best(&self, tree: &Tree, root: NodeId, cfg: &SearchConfig) -> usize {
+    pub fn best<S: State>(&self, tree: &Tree<S>, root: NodeId, cfg: &SearchConfig) -> usize {
         let s = self.scores(tree, root, cfg);
         let mut best = self.candidates[0];
         for &c in &self.candidates {

@@ -1,6 +1,7 @@
 //! Monte-Carlo tree search: PUCT (AlphaZero) or a Gumbel root with sequential
 //! halving, one single-threaded tree per game, written only against the
-//! [`Evaluator`] trait.
+//! [`State`] and [`Evaluator`] traits: it knows neither the game nor what
+//! evaluates its leaves.
 //!
 //! A [`Search`] belongs to one game and lives across its moves. It is driven
 //! from outside one leaf at a time, so that a self-play worker can step many
@@ -12,7 +13,7 @@
 //! use yinsh_zero::yinsh::Position;
 //!
 //! let cfg = SearchConfig { simulations: 16, ..SearchConfig::default() };
-//! let mut games: Vec<Search> = (0..4)
+//! let mut games: Vec<Search<Position>> = (0..4)
 //!     .map(|seed| Search::new(Position::new(), cfg.clone(), seed).unwrap())
 //!     .collect();
 //! let mut evaluator = UniformEvaluator;
@@ -39,8 +40,8 @@
 //! ```
 //!
 //! Values are stored from each node's own player to act (see [`tree`]), so
-//! the several decisions in a row that YINSH asks of one player are handled
-//! without assuming that players alternate.
+//! several decisions in a row by one player (YINSH's move, row and ring) are
+//! handled without assuming that players alternate.
 
 pub mod bench;
 pub mod config;
@@ -51,10 +52,9 @@ pub mod tree;
 
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
-use serde::{Deserialize, Serialize};
 
 use crate::evaluator::{Evaluation, Evaluator};
-use crate::yinsh::{Action, Position};
+use crate::game::State;
 
 pub use bench::{SearchBench, bench_search, bench_search_with};
 pub use config::SearchConfig;
@@ -77,25 +77,23 @@ pub enum SearchError {
 }
 
 /// What [`Search::next_leaf`] asks of the caller.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Leaf {
+#[derive(Clone, Debug, PartialEq)]
+pub enum Leaf<S> {
     /// Evaluate this position and hand the answer to [`Search::provide`].
-    NeedsEval(Position),
+    NeedsEval(S),
     /// This move's search is over: take [`Search::result`].
     Done,
 }
 
 /// The outcome of one move's search.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct SearchResult {
+#[derive(Clone, Debug, PartialEq)]
+pub struct SearchResult<A> {
     /// The action to play: sampled from the visits with the turn's
     /// temperature (PUCT), or the winner of sequential halving (Gumbel,
     /// whose Gumbel noise already varies the choice; temperature is unused).
-    #[serde(with = "action_index")]
-    pub action: Action,
-    /// The legal actions of the root, in [`Position::legal_actions`] order.
-    #[serde(with = "action_list_index")]
-    pub actions: Vec<Action>,
+    pub action: A,
+    /// The legal actions of the root, in [`State::legal_actions`] order.
+    pub actions: Vec<A>,
     /// The policy target over `actions`, summing to 1: the visit distribution
     /// (PUCT) or the improved policy `softmax(logits + sigma(completed Q))`
     /// (Gumbel).
@@ -114,44 +112,10 @@ pub struct SearchResult {
     pub full: bool,
 }
 
-impl SearchResult {
+impl<A> SearchResult<A> {
     /// The root's expected score for the player to act, P(win) - P(loss).
     pub fn root_value(&self) -> Option<f32> {
         self.root_wdl.map(|w| w[0] - w[2])
-    }
-}
-
-mod action_index {
-    use crate::yinsh::Action;
-    use serde::{Deserialize, Deserializer, Serializer, de::Error};
-
-    pub fn serialize<S: Serializer>(a: &Action, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_u32(a.index() as u32)
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Action, D::Error> {
-        let i = u32::deserialize(d)?;
-        Action::from_index(i as usize)
-            .ok_or_else(|| D::Error::custom(format!("no action has index {i}")))
-    }
-}
-
-mod action_list_index {
-    use crate::yinsh::Action;
-    use serde::{Deserialize, Deserializer, Serializer, de::Error};
-
-    pub fn serialize<S: Serializer>(a: &[Action], s: S) -> Result<S::Ok, S::Error> {
-        s.collect_seq(a.iter().map(|a| a.index() as u32))
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Action>, D::Error> {
-        Vec::<u32>::deserialize(d)?
-            .into_iter()
-            .map(|i| {
-                Action::from_index(i as usize)
-                    .ok_or_else(|| D::Error::custom(format!("no action has index {i}")))
-            })
-            .collect()
     }
 }
 
@@ -176,9 +140,9 @@ struct MoveState {
 /// Reproducible: the same position, config, seed and evaluator answers give
 /// the same results.
 #[derive(Clone, Debug)]
-pub struct Search {
+pub struct Search<S: State> {
     cfg: SearchConfig,
-    tree: Tree,
+    tree: Tree<S>,
     rng: SmallRng,
     /// The path from the root to the leaf waiting for its evaluation.
     pending: Option<Vec<NodeId>>,
@@ -188,11 +152,11 @@ pub struct Search {
 
 const ROOT: NodeId = 0;
 
-impl Search {
+impl<S: State> Search<S> {
     /// A search from `pos`, its randomness drawn from `seed`.
     ///
     /// Fails on a finished game or an invalid config.
-    pub fn new(pos: Position, cfg: SearchConfig, seed: u64) -> Result<Search, SearchError> {
+    pub fn new(pos: S, cfg: SearchConfig, seed: u64) -> Result<Search<S>, SearchError> {
         cfg.validate()?;
         if pos.is_over() {
             return Err(SearchError::GameOver);
@@ -236,7 +200,7 @@ impl Search {
     }
 
     /// The position at the root: the game as it stands.
-    pub fn position(&self) -> &Position {
+    pub fn position(&self) -> &S {
         &self.tree.node(ROOT).pos
     }
 
@@ -289,10 +253,10 @@ impl Search {
     /// at once; the walk goes on until a leaf needs the evaluator or the
     /// budget is spent. Asking again before [`provide`](Search::provide)
     /// returns the same leaf.
-    pub fn next_leaf(&mut self) -> Leaf {
+    pub fn next_leaf(&mut self) -> Leaf<S> {
         if let Some(path) = &self.pending {
             let leaf = *path.last().expect("a path holds the root");
-            return Leaf::NeedsEval(self.tree.node(leaf).pos);
+            return Leaf::NeedsEval(self.tree.node(leaf).pos.clone());
         }
         loop {
             if self.is_done() {
@@ -300,7 +264,7 @@ impl Search {
             }
             if self.tree.node(ROOT).state == NodeState::Fresh {
                 self.pending = Some(vec![ROOT]);
-                return Leaf::NeedsEval(self.tree.node(ROOT).pos);
+                return Leaf::NeedsEval(self.tree.node(ROOT).pos.clone());
             }
             if !self.mv.prepared {
                 self.prepare_root();
@@ -315,7 +279,7 @@ impl Search {
                 match c.state {
                     NodeState::Expanded => node = child,
                     NodeState::Fresh => {
-                        let pos = c.pos;
+                        let pos = c.pos.clone();
                         self.pending = Some(path);
                         return Leaf::NeedsEval(pos);
                     }
@@ -388,11 +352,8 @@ impl Search {
     pub fn provide(&mut self, eval: Evaluation) -> Result<(), SearchError> {
         let path = self.pending.take().ok_or(SearchError::NothingPending)?;
         let leaf = *path.last().expect("a path holds the root");
-        let (pos, view) = {
-            let n = self.tree.node(leaf);
-            (n.pos, n.view)
-        };
-        let actions = pos.legal_actions();
+        let n = self.tree.node(leaf);
+        let (actions, view) = (n.pos.legal_actions(), n.view);
         let checked = check_evaluation(&eval, actions.len());
         let (priors, wdl) = match checked {
             Ok(x) => x,
@@ -412,7 +373,7 @@ impl Search {
 
     /// Runs this move's search to the end, asking `evaluator` one leaf at a
     /// time.
-    pub fn run(&mut self, evaluator: &mut dyn Evaluator) -> Result<(), SearchError> {
+    pub fn run(&mut self, evaluator: &mut dyn Evaluator<S>) -> Result<(), SearchError> {
         while let Leaf::NeedsEval(pos) = self.next_leaf() {
             let eval = evaluator
                 .evaluate(std::slice::from_ref(&pos))
@@ -428,7 +389,7 @@ impl Search {
     ///
     /// # Panics
     /// If the game is over, or the root has not been evaluated yet.
-    pub fn result(&self) -> SearchResult {
+    pub fn result(&self) -> SearchResult<S::Action> {
         let root = self.tree.node(ROOT);
         assert!(
             root.state != NodeState::Terminal,
@@ -452,7 +413,7 @@ impl Search {
         );
         let range = self.tree.edge_range(ROOT);
         let edges = self.tree.edges_of(ROOT);
-        let actions: Vec<Action> = edges.iter().map(|e| e.action).collect();
+        let actions: Vec<S::Action> = edges.iter().map(|e| e.action).collect();
         let visits: Vec<u32> = range
             .map(|i| self.tree.edge_stats(i, root.view).0)
             .collect();
@@ -471,7 +432,7 @@ impl Search {
             } else {
                 visits.iter().map(|&v| v as f32 / total as f32).collect()
             };
-            let t = self.cfg.temperature_at(root.pos.turn());
+            let t = self.cfg.temperature_at(root.pos.ply());
             let pick = choose_with_temperature(&visits, &priors, t, self.mv.pick);
             (policy, pick)
         };
@@ -493,12 +454,12 @@ impl Search {
     /// waiting for evaluation is dropped.
     ///
     /// After the game ends only [`position`](Search::position) is meaningful.
-    pub fn advance(&mut self, action: Action) -> Result<(), SearchError> {
+    pub fn advance(&mut self, action: S::Action) -> Result<(), SearchError> {
         let root = self.tree.node(ROOT);
         if root.pos.is_over() {
             return Err(SearchError::GameOver);
         }
-        let mut pos = root.pos;
+        let mut pos = root.pos.clone();
         pos.play(action).map_err(|e| SearchError::IllegalAction {
             action: e.action,
             reason: e.reason,
@@ -605,13 +566,13 @@ fn choose_with_temperature(visits: &[u32], priors: &[f32], t: f32, u: f64) -> us
 /// assert!(Position::new().is_legal(r.action));
 /// assert_eq!(r.visits.iter().sum::<u32>(), 32);
 /// ```
-pub fn search(
-    pos: &Position,
+pub fn search<S: State>(
+    pos: &S,
     cfg: &SearchConfig,
-    evaluator: &mut dyn Evaluator,
+    evaluator: &mut dyn Evaluator<S>,
     rng: &mut impl Rng,
-) -> Result<SearchResult, SearchError> {
-    let mut s = Search::new(*pos, cfg.clone(), rng.random())?;
+) -> Result<SearchResult<S::Action>, SearchError> {
+    let mut s = Search::new(pos.clone(), cfg.clone(), rng.random())?;
     s.run(evaluator)?;
     Ok(s.result())
 }

@@ -2,6 +2,7 @@
 
 use super::config::SearchConfig;
 use super::tree::{NodeId, Tree};
+use crate::game::State;
 
 /// The exploration constant at a node with `visits` visits.
 #[inline]
@@ -18,8 +19,8 @@ pub fn c_puct(cfg: &SearchConfig, visits: u32) -> f32 {
 /// children. Unvisited children are valued at the node's value minus
 /// `fpu_reduction * sqrt(prior mass of visited children)`. Ties go to the
 /// first edge, in the order of the legal actions.
-pub fn select(
-    tree: &Tree,
+pub fn select<S: State>(
+    tree: &Tree<S>,
     node: NodeId,
     cfg: &SearchConfig,
     priors: Option<&[f32]>,

@@ -3,10 +3,11 @@
 //! Statistics are kept as win/draw/loss sums from each node's own *view*: the
 //! player to act there, or, at a finished game, the player who acted into it.
 //! In YINSH one player often decides several times in a row (a move, then a
-//! row, then a ring), so a value flips only where the view changes between a
-//! parent and its child, never simply at every ply.
+//! row, then a ring), and other games have such compound turns too, so a
+//! value flips only where the view changes between a parent and its child,
+//! never simply at every ply.
 
-use crate::yinsh::{Action, Color, Position};
+use crate::game::{Color, State};
 
 /// Index of a node in its [`Tree`].
 pub type NodeId = u32;
@@ -25,8 +26,8 @@ pub enum NodeState {
 
 /// One legal action out of a node.
 #[derive(Clone, Copy, Debug)]
-pub struct Edge {
-    pub action: Action,
+pub struct Edge<A> {
+    pub action: A,
     /// The evaluator's prior, renormalised over the legal actions.
     pub prior: f32,
     /// `ln(prior)`, floored so that a zero prior stays finite.
@@ -38,8 +39,8 @@ pub struct Edge {
 /// Floor of the logits, so that a prior of exactly 0 gives no NaN.
 pub const MIN_LOGIT: f32 = -30.0;
 
-impl Edge {
-    pub fn new(action: Action, prior: f32) -> Edge {
+impl<A> Edge<A> {
+    pub fn new(action: A, prior: f32) -> Edge<A> {
         Edge {
             action,
             prior,
@@ -50,8 +51,8 @@ impl Edge {
 }
 
 #[derive(Clone, Debug)]
-pub struct Node {
-    pub pos: Position,
+pub struct Node<S> {
+    pub pos: S,
     /// Whose view the statistics take (see the module docs).
     pub view: Color,
     pub state: NodeState,
@@ -66,7 +67,7 @@ pub struct Node {
     pub n_edges: u32,
 }
 
-impl Node {
+impl<S> Node<S> {
     /// Mean value from the node's view, in [-1, 1]; `None` if never visited.
     pub fn value(&self) -> Option<f32> {
         (self.visits > 0).then(|| (self.wdl_sum[0] - self.wdl_sum[2]) / self.visits as f32)
@@ -85,27 +86,37 @@ pub fn flip(wdl: [f32; 3]) -> [f32; 3] {
 }
 
 /// The exact result of a finished game for `view`.
-pub fn terminal_wdl(pos: &Position, view: Color) -> [f32; 3] {
-    match pos.outcome().map(|o| o.score_for(view)) {
+pub fn terminal_wdl<S: State>(pos: &S, view: Color) -> [f32; 3] {
+    match pos.result().map(|o| o.score_for(view)) {
         Some(1) => [1.0, 0.0, 0.0],
         Some(-1) => [0.0, 0.0, 1.0],
         _ => [0.0, 1.0, 0.0],
     }
 }
 
-#[derive(Clone, Debug, Default)]
-pub struct Tree {
-    pub nodes: Vec<Node>,
-    pub edges: Vec<Edge>,
+#[derive(Clone, Debug)]
+pub struct Tree<S: State> {
+    pub nodes: Vec<Node<S>>,
+    pub edges: Vec<Edge<S::Action>>,
 }
 
-impl Tree {
+impl<S: State> Default for Tree<S> {
+    fn default() -> Self {
+        Tree {
+            nodes: Vec::new(),
+            edges: Vec::new(),
+        }
+    }
+}
+
+impl<S: State> Tree<S> {
     /// A tree holding only `pos` at index 0.
-    pub fn with_root(pos: Position) -> Tree {
+    pub fn with_root(pos: S) -> Tree<S> {
         let mut t = Tree::default();
         // A finished root has no parent whose view it could take; its own
         // stale `to_act` is as good as any, since it is never searched.
-        t.add_node(pos, pos.to_act());
+        let view = pos.to_act();
+        t.add_node(pos, view);
         t
     }
 
@@ -114,11 +125,12 @@ impl Tree {
     /// A finished game becomes a terminal node; a decision with a single
     /// legal option gets its one edge right away, so the search walks through
     /// it without asking the evaluator (most row and ring removals).
-    pub fn add_node(&mut self, pos: Position, parent_view: Color) -> NodeId {
+    pub fn add_node(&mut self, pos: S, parent_view: Color) -> NodeId {
         let id = self.nodes.len() as NodeId;
+        let view = pos.to_act();
         let mut node = Node {
             pos,
-            view: pos.to_act(),
+            view,
             state: NodeState::Fresh,
             visits: 0,
             wdl_sum: [0.0; 3],
@@ -126,13 +138,13 @@ impl Tree {
             first_edge: 0,
             n_edges: 0,
         };
-        if pos.is_over() {
+        if node.pos.is_over() {
             node.view = parent_view;
             node.state = NodeState::Terminal;
-            let wdl = terminal_wdl(&pos, parent_view);
+            let wdl = terminal_wdl(&node.pos, parent_view);
             node.raw_value = Some(wdl[0] - wdl[2]);
-        } else if pos.legal_action_count() == 1 {
-            let only = pos.legal_actions()[0];
+        } else if node.pos.legal_action_count() == 1 {
+            let only = node.pos.legal_actions()[0];
             node.first_edge = self.edges.len() as u32;
             node.n_edges = 1;
             node.state = NodeState::Expanded;
@@ -143,7 +155,7 @@ impl Tree {
     }
 
     /// Gives a fresh node its edges, one per legal action with its prior.
-    pub fn expand(&mut self, id: NodeId, actions: &[Action], priors: &[f32], value: f32) {
+    pub fn expand(&mut self, id: NodeId, actions: &[S::Action], priors: &[f32], value: f32) {
         let first = self.edges.len() as u32;
         self.edges
             .extend(actions.iter().zip(priors).map(|(&a, &p)| Edge::new(a, p)));
@@ -155,7 +167,7 @@ impl Tree {
     }
 
     #[inline]
-    pub fn node(&self, id: NodeId) -> &Node {
+    pub fn node(&self, id: NodeId) -> &Node<S> {
         &self.nodes[id as usize]
     }
 
@@ -166,7 +178,7 @@ impl Tree {
     }
 
     #[inline]
-    pub fn edges_of(&self, id: NodeId) -> &[Edge] {
+    pub fn edges_of(&self, id: NodeId) -> &[Edge<S::Action>] {
         &self.edges[self.edge_range(id)]
     }
 
@@ -176,7 +188,7 @@ impl Tree {
             return c;
         }
         let p = self.node(parent);
-        let (mut pos, view) = (p.pos, p.view);
+        let (mut pos, view) = (p.pos.clone(), p.view);
         pos.play_unchecked(self.edges[e].action);
         let c = self.add_node(pos, view);
         self.edges[e].child = Some(c);
@@ -216,7 +228,7 @@ impl Tree {
     }
 
     /// The subtree under `id` alone, with `id` as the new root (index 0).
-    pub fn subtree(&self, id: NodeId) -> Tree {
+    pub fn subtree(&self, id: NodeId) -> Tree<S> {
         let mut out = Tree::default();
         let mut map = vec![NodeId::MAX; self.nodes.len()];
         // Breadth-first: copy each node, then its edges, pointing the edges at

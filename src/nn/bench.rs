@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{BackendKind, InferenceOptions, ModelConfig, NetEvaluator, NnError};
 use crate::evaluator::Evaluator;
-use crate::yinsh::Position;
+use crate::game::{Game, State};
 
 /// What to measure.
 #[derive(Clone, Debug)]
@@ -71,12 +71,14 @@ pub struct NnBench {
     pub by_batch: Vec<BatchRate>,
 }
 
-/// Times the network at each batch size of `opts` on positions from seeded
-/// random games. Takes about `min_seconds` per batch size.
-pub fn bench_nn(opts: &BenchOptions) -> Result<NnBench, NnError> {
+/// Times a network for `game` at each batch size of `opts` on positions
+/// from seeded random games. Takes about `min_seconds` per batch size.
+pub fn bench_nn<G: Game>(game: &G, opts: &BenchOptions) -> Result<NnBench, NnError> {
     let device = opts.backend.device()?;
-    let model = opts.model.init(&device);
+    let shape = game.net_shape();
+    let model = opts.model.init(&shape, &device);
     let mut net = NetEvaluator::new(
+        game.clone(),
         model,
         device,
         InferenceOptions {
@@ -86,8 +88,8 @@ pub fn bench_nn(opts: &BenchOptions) -> Result<NnBench, NnError> {
         },
     )?;
     let most = opts.batches.iter().copied().max().unwrap_or(0);
-    let positions = sample_positions(most.max(opts.self_play_batch), 0x5eed);
-    let flops = opts.model.flops_per_position();
+    let positions = sample_positions(game, most.max(opts.self_play_batch), 0x5eed);
+    let flops = opts.model.flops_per_position(&shape);
 
     let mut by_batch = Vec::new();
     let mut sizes = opts.batches.clone();
@@ -131,15 +133,15 @@ pub fn bench_nn(opts: &BenchOptions) -> Result<NnBench, NnError> {
 
 /// `n` positions met in seeded random games (never finished ones), spread
 /// over every phase.
-pub fn sample_positions(n: usize, seed: u64) -> Vec<Position> {
+pub fn sample_positions<G: Game>(game: &G, n: usize, seed: u64) -> Vec<G::State> {
     let mut rng = SmallRng::seed_from_u64(seed);
     let mut out = Vec::with_capacity(n);
-    let mut pos = Position::new();
+    let mut pos = game.start();
     while out.len() < n {
         if pos.is_over() {
-            pos = Position::new();
+            pos = game.start();
         }
-        out.push(pos);
+        out.push(pos.clone());
         let actions = pos.legal_actions();
         let a = actions[rng.random_range(0..actions.len())];
         pos.play_unchecked(a);

@@ -1,20 +1,22 @@
 //! The shape of the network, as it appears in a run's config file.
 
 use burn::config::Config;
+use serde::{Deserialize, Serialize};
 
-use crate::encode::INPUT_PLANES;
-use crate::yinsh::action::planes;
-use crate::yinsh::point::CELLS;
+use crate::game::NetShape;
 
 /// Size of the network. Serializes with serde (every field present), so a
 /// run's TOML config can hold it.
 ///
 /// ```
+/// use yinsh_zero::game::Game;
 /// use yinsh_zero::nn::ModelConfig;
+/// use yinsh_zero::yinsh::Yinsh;
+/// let shape = Yinsh::standard().net_shape();
 /// let c = ModelConfig::new();
 /// assert_eq!((c.blocks, c.channels), (6, 64));
 /// let tiny = ModelConfig::new().with_blocks(1).with_channels(8);
-/// assert!(tiny.flops_per_position() < c.flops_per_position());
+/// assert!(tiny.flops_per_position(&shape) < c.flops_per_position(&shape));
 /// ```
 #[derive(Config, Debug, PartialEq)]
 pub struct ModelConfig {
@@ -33,15 +35,16 @@ pub struct ModelConfig {
 }
 
 impl ModelConfig {
-    /// Multiply-accumulates of one forward pass for one position, counting
-    /// convolutions and dense layers (batch norms, activations and the pooling
-    /// are a rounding error next to them).
-    pub fn macs_per_position(&self) -> u64 {
-        let (c, cells) = (self.channels as u64, CELLS as u64);
+    /// Multiply-accumulates of one forward pass for one position of a game
+    /// of `shape`, counting convolutions and dense layers (batch norms,
+    /// activations and the pooling are a rounding error next to them).
+    pub fn macs_per_position(&self, shape: &NetShape) -> u64 {
+        let (c, cells) = (self.channels as u64, shape.cells() as u64);
         let conv = |cin: u64, cout: u64, k: u64| cells * cin * cout * k * k;
-        let input = conv(INPUT_PLANES as u64, c, 3);
+        let input = conv(shape.planes as u64, c, 3);
         let trunk = self.blocks as u64 * 2 * conv(c, c, 3);
-        let policy = conv(c, c, 1) + conv(c, planes::COUNT as u64, 1) + c;
+        let policy =
+            conv(c, c, 1) + conv(c, shape.policy_planes as u64, 1) + c * shape.extra_actions as u64;
         let v = self.value_channels as u64;
         let h = self.value_hidden as u64;
         let value = conv(c, v, 1) + v * cells * h + h * 3 + h;
@@ -50,7 +53,43 @@ impl ModelConfig {
 
     /// Floating-point operations of one forward pass for one position:
     /// twice the multiply-accumulates.
-    pub fn flops_per_position(&self) -> u64 {
-        2 * self.macs_per_position()
+    pub fn flops_per_position(&self, shape: &NetShape) -> u64 {
+        2 * self.macs_per_position(shape)
+    }
+}
+
+/// The network's size as a run's config file holds it (the `[model]`
+/// table): every key optional, unknown keys refused.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ModelSection {
+    pub blocks: usize,
+    pub channels: usize,
+    pub value_channels: usize,
+    pub value_hidden: usize,
+}
+
+impl Default for ModelSection {
+    fn default() -> Self {
+        // Smaller than the network's own default: on two CPU cores a 4x48
+        // trunk plays about twice the games per hour of 6x64, which matters
+        // more than capacity in the first hours of a run.
+        let m = ModelConfig::new();
+        ModelSection {
+            blocks: 4,
+            channels: 48,
+            value_channels: m.value_channels,
+            value_hidden: m.value_hidden,
+        }
+    }
+}
+
+impl ModelSection {
+    pub fn to_model_config(&self) -> ModelConfig {
+        ModelConfig::new()
+            .with_blocks(self.blocks)
+            .with_channels(self.channels)
+            .with_value_channels(self.value_channels)
+            .with_value_hidden(self.value_hidden)
     }
 }

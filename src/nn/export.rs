@@ -9,31 +9,10 @@ use burn::tensor::Device;
 use serde::{Deserialize, Serialize};
 
 use super::{Model, ModelConfig, NnError};
-use crate::encode::INPUT_PLANES;
-use crate::yinsh::ACTION_SPACE;
+use crate::game::{Game, NetShape};
 
 /// Version of the manifest layout.
 pub const MANIFEST_VERSION: u32 = 1;
-
-/// Input plane names, in order (see [`crate::encode::planes`]).
-pub const PLANE_NAMES: [&str; INPUT_PLANES] = [
-    "own_rings",
-    "own_markers",
-    "opponent_rings",
-    "opponent_markers",
-    "valid_point",
-    "decision_place_ring",
-    "decision_move_ring",
-    "decision_remove_row",
-    "decision_remove_ring",
-    "own_rings_removed",
-    "opponent_rings_removed",
-    "markers_in_pool",
-    "white_to_act",
-    "black_to_act",
-    "opponent_passed",
-    "blitz",
-];
 
 /// What an exported file holds and how to use it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -43,6 +22,9 @@ pub struct Manifest {
     pub producer: String,
     /// Checkpoint generation the weights come from.
     pub generation: u64,
+    /// The game and variant the network plays.
+    pub game: String,
+    pub variant: String,
     pub network: NetworkShape,
     pub input: InputLayout,
     pub outputs: OutputLayout,
@@ -61,10 +43,9 @@ pub struct NetworkShape {
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct InputLayout {
-    /// `[batch, planes, 11, 11]`, f32.
+    /// `[batch, planes, height, width]` without the batch, f32.
     pub shape: [usize; 3],
-    /// Cell (col, row) of a point is `row * 11 + col`, columns A..K, rows 1..11;
-    /// everything is seen from the player to act.
+    /// Which cell is which point; everything is seen from the player to act.
     pub cells: String,
     pub planes: Vec<String>,
 }
@@ -78,42 +59,44 @@ pub struct OutputLayout {
 }
 
 impl Manifest {
-    pub fn new(
+    pub fn new<G: Game>(
+        game: &G,
         format: ExportFormat,
         config: &ModelConfig,
         generation: u64,
         tensors: Vec<String>,
     ) -> Manifest {
+        let shape = game.net_shape();
+        let layout = game.tensor_layout();
         Manifest {
             manifest_version: MANIFEST_VERSION,
             format: format.name().into(),
             producer: format!("yinsh-zero {}", env!("CARGO_PKG_VERSION")),
             generation,
+            game: G::NAME.into(),
+            variant: game.variant().into(),
             network: NetworkShape {
-                architecture: "resnet: 3x3 stem, blocks x (conv3x3-bn-relu-conv3x3-bn + skip, relu), \
-                               policy 1x1 conv-bn-relu + 1x1 conv to 65 planes + pass from pooled \
-                               features, value 1x1 conv-bn-relu, dense, wdl and tanh margin"
-                    .into(),
+                architecture: format!(
+                    "resnet: 3x3 stem, blocks x (conv3x3-bn-relu-conv3x3-bn + skip, relu), \
+                     policy 1x1 conv-bn-relu + 1x1 conv to {} planes + {} logits from pooled \
+                     features, value 1x1 conv-bn-relu, dense, wdl and tanh margin",
+                    shape.policy_planes, shape.extra_actions
+                ),
                 blocks: config.blocks,
                 channels: config.channels,
                 value_channels: config.value_channels,
                 value_hidden: config.value_hidden,
             },
             input: InputLayout {
-                shape: [INPUT_PLANES, 11, 11],
-                cells: "row * 11 + col; col 0..10 = A..K, row 0..10 = rows 1..11; off-board cells are 0".into(),
-                planes: PLANE_NAMES.iter().map(|s| s.to_string()).collect(),
+                shape: [shape.planes, shape.height, shape.width],
+                cells: layout.cells,
+                planes: layout.planes,
             },
             outputs: OutputLayout {
-                policy_size: ACTION_SPACE,
-                policy_index: "plane * 121 + cell, pass = 7865; planes: 0 place ring; \
-                               1 + direction * 10 + (distance - 1) ring move from the cell, \
-                               directions E, N, NE, W, S, SW; 61 + axis remove the row starting \
-                               at the cell, axes row (1,0), column (0,1), diagonal (1,1); 64 remove \
-                               the ring on the cell. Logits: mask illegal actions, then softmax"
-                    .into(),
+                policy_size: shape.action_space(),
+                policy_index: layout.policy_index,
                 wdl: "logits of win, draw, loss for the player to act".into(),
-                margin: "tanh-squashed (own - opponent rings removed) / rings to win".into(),
+                margin: layout.margin,
             },
             tensors,
         }
@@ -126,8 +109,8 @@ pub enum ExportFormat {
     /// The weights alone, named by module path; the manifest says what they
     /// compute.
     Safetensors,
-    /// The whole network, graph and weights: input `[batch, 16, 11, 11]`
-    /// (the batch size is free), outputs policy logits, WDL logits and the
+    /// The whole network, graph and weights: input `[batch, planes, height,
+    /// width]` (the batch size is free), outputs policy logits, WDL logits and the
     /// margin, in that order.
     Onnx,
 }
@@ -150,7 +133,8 @@ pub fn manifest_path(out: &Path) -> PathBuf {
 
 /// Writes `model` as safetensors to `out` (atomically) and its manifest
 /// beside it.
-pub fn export_safetensors(
+pub fn export_safetensors<G: Game>(
+    game: &G,
     model: &Model,
     config: &ModelConfig,
     generation: u64,
@@ -164,14 +148,22 @@ pub fn export_safetensors(
         .save_into(&mut store)
         .map_err(|e| fail(e.to_string()))?;
     let bytes = store.get_bytes().map_err(|e| fail(e.to_string()))?;
-    crate::run::atomic::write_atomic(out, &bytes).map_err(|e| fail(e.to_string()))?;
-    write_manifest(model, ExportFormat::Safetensors, config, generation, out)
+    crate::util::write_atomic(out, &bytes).map_err(|e| fail(e.to_string()))?;
+    write_manifest(
+        game,
+        model,
+        ExportFormat::Safetensors,
+        config,
+        generation,
+        out,
+    )
 }
 
 /// Writes `model` as an ONNX graph with embedded weights to `out` (atomically)
 /// and its manifest beside it. The batch axis stays symbolic, so any batch
 /// size runs.
-pub fn export_onnx(
+pub fn export_onnx<G: Game>(
+    game: &G,
     model: &Model,
     config: &ModelConfig,
     generation: u64,
@@ -184,8 +176,14 @@ pub fn export_onnx(
     let device = Device::default();
     // Two traces with different batch sizes tell the exporter which axis is
     // the batch.
-    let sample = Tensor::<4>::zeros([1, INPUT_PLANES, 11, 11], &device);
-    let validation = Tensor::<4>::zeros([2, INPUT_PLANES, 11, 11], &device);
+    let NetShape {
+        planes,
+        height,
+        width,
+        ..
+    } = game.net_shape();
+    let sample = Tensor::<4>::zeros([1, planes, height, width], &device);
+    let validation = Tensor::<4>::zeros([2, planes, height, width], &device);
     let specs = [InputSpec::new([
         AxisSpec::dynamic("batch"),
         AxisSpec::Static,
@@ -198,12 +196,13 @@ pub fn export_onnx(
             (out.policy, out.wdl, out.margin)
         })
         .map_err(|e| fail(format!("ONNX export: {e}")))?;
-    crate::run::atomic::write_atomic(out, onnx.as_bytes()).map_err(|e| fail(e.to_string()))?;
-    write_manifest(model, ExportFormat::Onnx, config, generation, out)
+    crate::util::write_atomic(out, onnx.as_bytes()).map_err(|e| fail(e.to_string()))?;
+    write_manifest(game, model, ExportFormat::Onnx, config, generation, out)
 }
 
 /// Writes the manifest of `model`'s export to `out` beside it (atomically).
-fn write_manifest(
+fn write_manifest<G: Game>(
+    game: &G,
     model: &Model,
     format: ExportFormat,
     config: &ModelConfig,
@@ -216,9 +215,9 @@ fn write_manifest(
         .map(|t| t.name.clone())
         .collect();
     tensors.sort();
-    let manifest = Manifest::new(format, config, generation, tensors);
+    let manifest = Manifest::new(game, format, config, generation, tensors);
     let json = serde_json::to_vec_pretty(&manifest).expect("manifest is plain data");
-    crate::run::atomic::write_atomic(&manifest_path(out), &json)
+    crate::util::write_atomic(&manifest_path(out), &json)
         .map_err(|e| save_failed(out)(e.to_string()))?;
     Ok(manifest)
 }
@@ -231,13 +230,15 @@ fn save_failed(out: &Path) -> impl Fn(String) -> NnError + '_ {
     }
 }
 
-/// Reads an export back into a network of shape `config`.
+/// Reads an export back into a network of size `config` for a game of
+/// `shape`.
 pub fn load_safetensors(
     config: &ModelConfig,
+    shape: &NetShape,
     path: &Path,
     device: &Device,
 ) -> Result<Model, NnError> {
-    let mut model = config.init(device);
+    let mut model = config.init(shape, device);
     let mut store = SafetensorsStore::from_file(path);
     let applied = model
         .load_from(&mut store)

@@ -6,11 +6,10 @@ use std::path::Path;
 use burn::module::Module;
 use burn::tensor::{Device, Tensor, TensorData};
 
-use super::model::GRID;
 use super::{Model, ModelConfig, NnError, load_weights};
-use crate::encode::{INPUT_PLANES, INPUT_SIZE, encode, masked_softmax};
+use crate::encode::masked_softmax;
 use crate::evaluator::{Evaluation, Evaluator};
-use crate::yinsh::{ACTION_SPACE, Position};
+use crate::game::{Game, NetShape, State};
 
 /// How a [`NetEvaluator`] runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -49,7 +48,7 @@ pub struct CacheStats {
     pub misses: u64,
 }
 
-/// A direct-mapped table of recent evaluations keyed by [`Position::hash`]:
+/// A direct-mapped table of recent evaluations keyed by [`State::key`]:
 /// fixed memory, O(1), and a newer position simply evicts an older one that
 /// lands on the same slot.
 struct EvalCache {
@@ -85,24 +84,28 @@ impl EvalCache {
     }
 }
 
-/// A network answering the search's questions: positions in, priors over
-/// the legal actions (in [`Position::legal_actions`] order) and win/draw/loss
-/// probabilities out. The backend stays inside; the search sees only
-/// [`Evaluator`].
+/// A network answering the search's questions about one game: positions
+/// in, priors over the legal actions (in [`State::legal_actions`] order) and
+/// win/draw/loss probabilities out. The backend stays inside; the search
+/// sees only [`Evaluator`].
 ///
 /// ```
 /// use yinsh_zero::evaluator::Evaluator;
+/// use yinsh_zero::game::Game;
 /// use yinsh_zero::nn::{default_device, InferenceOptions, ModelConfig, NetEvaluator};
-/// use yinsh_zero::yinsh::Position;
+/// use yinsh_zero::yinsh::{Position, Yinsh};
 ///
+/// let game = Yinsh::standard();
 /// let device = default_device();
-/// let model = ModelConfig::new().with_blocks(1).with_channels(8).init(&device);
-/// let mut net = NetEvaluator::new(model, device, InferenceOptions::default()).unwrap();
+/// let model = ModelConfig::new().with_blocks(1).with_channels(8).init(&game.net_shape(), &device);
+/// let mut net = NetEvaluator::new(game, model, device, InferenceOptions::default()).unwrap();
 /// let e = &net.evaluate(&[Position::new()])[0];
 /// assert_eq!(e.priors.len(), 85);
 /// assert!((e.wdl.iter().sum::<f32>() - 1.0).abs() < 1e-5);
 /// ```
-pub struct NetEvaluator {
+pub struct NetEvaluator<G: Game> {
+    game: G,
+    shape: NetShape,
     /// `None` only while a forward pass borrows it on the private pool.
     model: Option<Model>,
     device: Device,
@@ -114,13 +117,15 @@ pub struct NetEvaluator {
     stats: CacheStats,
 }
 
-impl NetEvaluator {
-    /// Wraps `model` (switched to inference mode) on `device`.
+impl<G: Game> NetEvaluator<G> {
+    /// Wraps `model` (switched to inference mode), a network for `game`, on
+    /// `device`.
     pub fn new(
+        game: G,
         model: Model,
         device: Device,
         options: InferenceOptions,
-    ) -> Result<NetEvaluator, NnError> {
+    ) -> Result<NetEvaluator<G>, NnError> {
         let pool = match options.threads {
             Some(n) => Some(
                 rayon::ThreadPoolBuilder::new()
@@ -131,6 +136,8 @@ impl NetEvaluator {
             None => None,
         };
         Ok(NetEvaluator {
+            shape: game.net_shape(),
+            game,
             model: Some(model.valid()),
             device,
             pool,
@@ -141,15 +148,22 @@ impl NetEvaluator {
         })
     }
 
-    /// An evaluator for the weights saved at `path`.
+    /// An evaluator for the weights saved at `path`, a network of size
+    /// `config` for `game`.
     pub fn from_file(
+        game: G,
         config: &ModelConfig,
         path: &Path,
         device: Device,
         options: InferenceOptions,
-    ) -> Result<NetEvaluator, NnError> {
-        let model = load_weights(config, path, &device)?;
-        NetEvaluator::new(model, device, options)
+    ) -> Result<NetEvaluator<G>, NnError> {
+        let model = load_weights(config, &game.net_shape(), path, &device)?;
+        NetEvaluator::new(game, model, device, options)
+    }
+
+    /// The game the network plays.
+    pub fn game(&self) -> &G {
+        &self.game
     }
 
     /// The network inside.
@@ -168,7 +182,7 @@ impl NetEvaluator {
     }
 
     /// Evaluates `positions` through the network, bypassing the cache.
-    pub fn evaluate_uncached(&mut self, positions: &[Position]) -> Vec<Evaluation> {
+    pub fn evaluate_uncached(&mut self, positions: &[G::State]) -> Vec<Evaluation> {
         let mut out = Vec::with_capacity(positions.len());
         for chunk in positions.chunks(self.max_batch) {
             self.forward_chunk(chunk, &mut out);
@@ -176,19 +190,21 @@ impl NetEvaluator {
         out
     }
 
-    fn forward_chunk(&mut self, positions: &[Position], out: &mut Vec<Evaluation>) {
+    fn forward_chunk(&mut self, positions: &[G::State], out: &mut Vec<Evaluation>) {
         let b = positions.len();
         if b == 0 {
             return;
         }
-        self.input.resize(b * INPUT_SIZE, 0.0);
-        for (pos, x) in positions
-            .iter()
-            .zip(self.input.chunks_exact_mut(INPUT_SIZE))
-        {
-            encode(pos, x);
+        let shape = self.shape;
+        let size = shape.input_size();
+        self.input.resize(b * size, 0.0);
+        for (pos, x) in positions.iter().zip(self.input.chunks_exact_mut(size)) {
+            self.game.encode(pos, x);
         }
-        let data = TensorData::new(self.input.clone(), [b, INPUT_PLANES, GRID, GRID]);
+        let data = TensorData::new(
+            self.input.clone(),
+            [b, shape.planes, shape.height, shape.width],
+        );
         let model = self.model.take().expect("model is home between passes");
         let device = self.device.clone();
         let run = move || {
@@ -209,9 +225,10 @@ impl NetEvaluator {
         };
         self.model = Some(model);
 
+        let space = shape.action_space();
         for (i, pos) in positions.iter().enumerate() {
-            let logits = &policy[i * ACTION_SPACE..(i + 1) * ACTION_SPACE];
-            let priors = masked_softmax(logits, &pos.legal_actions());
+            let logits = &policy[i * space..(i + 1) * space];
+            let priors = masked_softmax(&self.game, logits, &pos.legal_actions());
             let w = [wdl[i * 3], wdl[i * 3 + 1], wdl[i * 3 + 2]];
             let max = w.iter().copied().fold(f32::NEG_INFINITY, f32::max);
             let e = w.map(|x| (x - max).exp());
@@ -224,8 +241,8 @@ impl NetEvaluator {
     }
 }
 
-impl Evaluator for NetEvaluator {
-    fn evaluate(&mut self, positions: &[Position]) -> Vec<Evaluation> {
+impl<G: Game> Evaluator<G::State> for NetEvaluator<G> {
+    fn evaluate(&mut self, positions: &[G::State]) -> Vec<Evaluation> {
         if self.cache.slots.is_empty() {
             self.stats.misses += positions.len() as u64;
             return self.evaluate_uncached(positions);
@@ -234,11 +251,11 @@ impl Evaluator for NetEvaluator {
         // First request index of each position the network must see, so
         // repeats within the batch ride along.
         let mut first: HashMap<u64, usize> = HashMap::new();
-        let mut todo: Vec<Position> = Vec::new();
+        let mut todo: Vec<G::State> = Vec::new();
         let mut todo_at: Vec<usize> = Vec::new();
         let mut repeats: Vec<(usize, usize)> = Vec::new();
         for (i, pos) in positions.iter().enumerate() {
-            let h = pos.hash();
+            let h = pos.key();
             if let Some(e) = self.cache.get(h) {
                 answers[i] = Some(e.clone());
                 self.stats.hits += 1;
@@ -247,7 +264,7 @@ impl Evaluator for NetEvaluator {
                 self.stats.hits += 1;
             } else {
                 first.insert(h, i);
-                todo.push(*pos);
+                todo.push(pos.clone());
                 todo_at.push(i);
                 self.stats.misses += 1;
             }
@@ -257,7 +274,7 @@ impl Evaluator for NetEvaluator {
             .into_iter()
             .zip(todo_at.iter().zip(&todo))
         {
-            self.cache.insert(pos.hash(), &e);
+            self.cache.insert(pos.key(), &e);
             answers[i] = Some(e);
         }
         for (i, j) in repeats {

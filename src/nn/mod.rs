@@ -15,7 +15,7 @@ use std::path::PathBuf;
 
 pub use backend::{BackendKind, default_device};
 pub use bench::{BatchRate, BenchOptions, NnBench, bench_nn};
-pub use config::ModelConfig;
+pub use config::{ModelConfig, ModelSection};
 pub use inference::{CacheStats, InferenceOptions, NetEvaluator};
 pub use model::{Model, ModelOutput};
 pub use weights::{load_weights, save_weights};

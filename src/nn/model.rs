@@ -8,13 +8,7 @@ use burn::tensor::module::adaptive_avg_pool2d;
 use burn::tensor::{Device, Tensor};
 
 use super::config::ModelConfig;
-use crate::encode::INPUT_PLANES;
-use crate::yinsh::ACTION_SPACE;
-use crate::yinsh::action::planes;
-use crate::yinsh::point::CELLS;
-
-/// Side of the square grid the board is drawn on.
-pub const GRID: usize = 11;
+use crate::game::NetShape;
 
 /// A convolution followed by batch norm (no bias: the norm's beta is one).
 #[derive(Module, Debug)]
@@ -62,29 +56,34 @@ impl ResidualBlock {
 /// outputs: the caller masks and normalises.
 #[derive(Debug, Clone)]
 pub struct ModelOutput {
-    /// `[B, ACTION_SPACE]` policy logits over the dense action index
+    /// `[B, action space]` policy logits over the game's dense action index
     /// (illegal actions included: mask them with [`crate::encode`]).
     pub policy: Tensor<2>,
     /// `[B, 3]` win/draw/loss logits for the player to act.
     pub wdl: Tensor<2>,
-    /// `[B, 1]` predicted final ring margin for the player to act,
-    /// `tanh`-squashed into [-1, 1]; trained against
-    /// `(own rings removed - opponent's) / rings to win`.
+    /// `[B, 1]` predicted final score margin for the player to act,
+    /// `tanh`-squashed into [-1, 1]; trained against the game's
+    /// [`margin`](crate::game::Game::margin) (YINSH: `(own rings removed -
+    /// opponent's) / rings to win`), untrained in games without one.
     pub margin: Tensor<2>,
 }
 
-/// ResNet trunk with a convolutional policy head, a pass logit from pooled
-/// features, a win/draw/loss head and a ring-margin head.
+/// ResNet trunk with a convolutional policy head, logits for the actions
+/// tied to no cell (YINSH's pass) from pooled features, a win/draw/loss head
+/// and a score-margin head.
 ///
-/// Build one with [`ModelConfig::init`]; it takes `[B, INPUT_PLANES, 11, 11]`
-/// inputs as written by [`crate::encode::encode_batch`].
+/// Build one for a game's [`NetShape`] with [`ModelConfig::init`]; it takes
+/// `[B, planes, height, width]` inputs as written by
+/// [`crate::encode::encode_batch`].
 #[derive(Module, Debug)]
 pub struct Model {
     stem: ConvBn,
     blocks: Vec<ResidualBlock>,
     policy_hidden: ConvBn,
     policy_out: Conv2d,
-    pass: Linear,
+    /// Logits of the actions tied to no cell; `None` when the game has none.
+    /// (Named for YINSH's only such action, so its checkpoints still load.)
+    pass: Option<Linear>,
     value_conv: ConvBn,
     value_hidden: Linear,
     wdl: Linear,
@@ -92,11 +91,12 @@ pub struct Model {
 }
 
 impl ModelConfig {
-    /// A freshly initialised network on `device`.
-    pub fn init(&self, device: &Device) -> Model {
+    /// A freshly initialised network for inputs and actions of `shape`, on
+    /// `device`.
+    pub fn init(&self, shape: &NetShape, device: &Device) -> Model {
         let c = self.channels;
         Model {
-            stem: ConvBn::new(INPUT_PLANES, c, 3, device),
+            stem: ConvBn::new(shape.planes, c, 3, device),
             blocks: (0..self.blocks)
                 .map(|_| ResidualBlock {
                     a: ConvBn::new(c, c, 3, device),
@@ -104,10 +104,11 @@ impl ModelConfig {
                 })
                 .collect(),
             policy_hidden: ConvBn::new(c, c, 1, device),
-            policy_out: Conv2dConfig::new([c, planes::COUNT], [1, 1]).init(device),
-            pass: LinearConfig::new(c, 1).init(device),
+            policy_out: Conv2dConfig::new([c, shape.policy_planes], [1, 1]).init(device),
+            pass: (shape.extra_actions > 0)
+                .then(|| LinearConfig::new(c, shape.extra_actions).init(device)),
             value_conv: ConvBn::new(c, self.value_channels, 1, device),
-            value_hidden: LinearConfig::new(self.value_channels * CELLS, self.value_hidden)
+            value_hidden: LinearConfig::new(self.value_channels * shape.cells(), self.value_hidden)
                 .init(device),
             wdl: LinearConfig::new(self.value_hidden, 3).init(device),
             margin: LinearConfig::new(self.value_hidden, 1).init(device),
@@ -116,9 +117,10 @@ impl ModelConfig {
 }
 
 impl Model {
-    /// Runs the network on `x`: `[B, INPUT_PLANES, 11, 11]`.
+    /// Runs the network on `x`: `[B, planes, height, width]`.
     pub fn forward(&self, x: Tensor<4>) -> ModelOutput {
-        let [b, _, _, _] = x.dims();
+        let [b, _, height, width] = x.dims();
+        let cells = height * width;
         let mut h = relu(self.stem.forward(x));
         for block in &self.blocks {
             h = block.forward(h);
@@ -126,22 +128,24 @@ impl Model {
         let c = h.dims()[1];
 
         let p = relu(self.policy_hidden.forward(h.clone()));
-        let cells = self
-            .policy_out
-            .forward(p)
-            .reshape([b, planes::COUNT * CELLS]);
-        // Passing depends on the whole board (no ring can move), not on a
-        // cell: it reads globally pooled features.
-        // (Global average pooling rather than a mean over a reshaped axis:
-        // the same numbers, and an operation ONNX export can lower.)
-        let pooled = adaptive_avg_pool2d(h.clone(), [1, 1]).reshape([b, c]);
-        let pass = self.pass.forward(pooled);
-        let policy = Tensor::cat(vec![cells, pass], 1);
-        debug_assert_eq!(policy.dims(), [b, ACTION_SPACE]);
+        let p = self.policy_out.forward(p);
+        let policy_planes = p.dims()[1];
+        let on_cells = p.reshape([b, policy_planes * cells]);
+        let policy = match &self.pass {
+            // An action tied to no cell (YINSH's pass: no ring can move)
+            // depends on the whole board: it reads globally pooled features.
+            // (Global average pooling rather than a mean over a reshaped
+            // axis: the same numbers, and an operation ONNX export can lower.)
+            Some(pass) => {
+                let pooled = adaptive_avg_pool2d(h.clone(), [1, 1]).reshape([b, c]);
+                Tensor::cat(vec![on_cells, pass.forward(pooled)], 1)
+            }
+            None => on_cells,
+        };
 
         let v = relu(self.value_conv.forward(h));
         let vc = v.dims()[1];
-        let v = v.reshape([b, vc * CELLS]);
+        let v = v.reshape([b, vc * cells]);
         let v = relu(self.value_hidden.forward(v));
         let wdl = self.wdl.forward(v.clone());
         let margin = self.margin.forward(v).tanh();

@@ -10,33 +10,40 @@
 //! | 4 | CRC-32 of the payload |
 //! | n | payload: bincode (standard config) of [`RecordFile`] |
 //!
-//! A reader checks all of it, then every sample against the rules, so a
-//! damaged or foreign file is reported by name and never trained on.
+//! The payload names its game and variant, and each sample holds its
+//! position in the game's own bytes ([`Game::write_state`]). A reader checks
+//! all of it, then every sample against the rules of the game it expects, so
+//! a damaged or foreign file, or one of another game, is reported by name
+//! and never trained on.
+//!
+//! Version 1 (YINSH records written before the game interface, positions
+//! stored as YINSH's packed struct) is refused by name: regenerate them.
 
 use std::fs;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::run::atomic::write_atomic;
-use crate::yinsh::packed::PackedPosition;
-use crate::yinsh::{ACTION_SPACE, Action, Position};
+use crate::game::{ActionOf, Game, State};
+use crate::util::write_atomic;
 
 const MAGIC: &[u8; 8] = b"YZRECORD";
 /// The record format this build writes and reads.
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
 const HEADER: usize = 8 + 4 + 8 + 4;
 
 /// One training position.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Sample {
-    pub position: PackedPosition,
+    /// The position, in its game's bytes ([`Game::write_state`]).
+    pub position: Vec<u8>,
     /// Search target over the legal actions: (dense action index, probability).
-    pub policy: Vec<(u16, f32)>,
+    pub policy: Vec<(u32, f32)>,
     /// Final result for the player to act: 1 win, 0 draw, -1 loss.
     pub outcome: i8,
-    /// Final rings removed by the player to act minus the opponent's.
-    pub ring_margin: i8,
+    /// The game's final score margin for the player to act, in [-1, 1]
+    /// ([`Game::margin`]); `None` in games without one.
+    pub margin: Option<f32>,
     /// Whether a full search made the target (playout-cap randomization
     /// records only full searches, but the flag keeps files self-describing).
     pub full_search: bool,
@@ -45,6 +52,9 @@ pub struct Sample {
 /// Where a file came from.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RecordMeta {
+    /// The game's name ([`Game::NAME`]) and variant.
+    pub game: String,
+    pub variant: String,
     /// Generation of the network that played the games.
     pub generation: u64,
     /// Number of complete games whose positions the file holds.
@@ -70,8 +80,14 @@ pub enum RecordError {
     },
     #[error("{path}: not a yinsh-zero record file (bad magic)")]
     Foreign { path: PathBuf },
-    #[error("{path}: record format version {found}, this build reads version {FORMAT_VERSION}")]
+    #[error("{path}: record format version {found}, this build reads version {FORMAT_VERSION}{}", if *found == 1 { " (version 1 holds YINSH records from before the game interface: regenerate them with selfplay)" } else { "" })]
     Version { path: PathBuf, found: u32 },
+    #[error("{path}: records of {found}, expected {expected}")]
+    OtherGame {
+        path: PathBuf,
+        found: String,
+        expected: String,
+    },
     #[error("{path}: truncated: header promises {expected} payload bytes, file has {found}")]
     Truncated {
         path: PathBuf,
@@ -91,20 +107,43 @@ pub enum RecordError {
 }
 
 impl Sample {
-    /// Checks a sample against the rules: a valid position, a policy over
-    /// exactly legal actions that is a probability distribution, a result in
-    /// range.
-    pub fn validate(&self) -> Result<Position, String> {
-        let pos = Position::try_from(self.position).map_err(|e| e.to_string())?;
+    /// The sample of `state`, searched to `policy` over its legal actions,
+    /// in a game that ended with `outcome` for the player to act there.
+    pub fn new<G: Game>(
+        game: &G,
+        state: &G::State,
+        policy: Vec<(u32, f32)>,
+        outcome: i8,
+        margin: Option<f32>,
+    ) -> Sample {
+        let mut position = Vec::new();
+        game.write_state(state, &mut position);
+        Sample {
+            position,
+            policy,
+            outcome,
+            margin,
+            full_search: true,
+        }
+    }
+
+    /// Checks a sample against the rules of `game`: a valid position, a
+    /// policy over exactly legal actions that is a probability
+    /// distribution, a result in range. Returns the position.
+    pub fn validate<G: Game>(&self, game: &G) -> Result<G::State, String> {
+        let pos = game.read_state(&self.position)?;
         if pos.is_over() {
             return Err("a finished game is not a training position".into());
         }
+        let space = game.net_shape().action_space();
         let mut sum = 0.0f64;
         for &(idx, p) in &self.policy {
-            if idx as usize >= ACTION_SPACE {
+            if idx as usize >= space {
                 return Err(format!("action index {idx} out of range"));
             }
-            let a = Action::from_index(idx as usize).ok_or(format!("action index {idx} unused"))?;
+            let a: ActionOf<G> = game
+                .action_from_index(idx as usize)
+                .ok_or(format!("action index {idx} unused"))?;
             if !pos.is_legal(a) {
                 return Err(format!("policy names illegal action {a}"));
             }
@@ -119,8 +158,10 @@ impl Sample {
         if !(-1..=1).contains(&self.outcome) {
             return Err(format!("outcome {}", self.outcome));
         }
-        if self.ring_margin.unsigned_abs() > 3 {
-            return Err(format!("ring margin {}", self.ring_margin));
+        if let Some(m) = self.margin
+            && !(m.is_finite() && (-1.0..=1.0).contains(&m))
+        {
+            return Err(format!("margin {m} outside [-1, 1]"));
         }
         Ok(pos)
     }
@@ -143,8 +184,9 @@ pub fn encode(file: &RecordFile) -> Vec<u8> {
     out
 }
 
-/// Decodes and fully validates a record file's bytes; `path` names it in errors.
-pub fn decode(path: &Path, bytes: &[u8]) -> Result<RecordFile, RecordError> {
+/// Decodes a record file's bytes and fully validates them as records of
+/// `game`; `path` names the file in errors.
+pub fn decode<G: Game>(game: &G, path: &Path, bytes: &[u8]) -> Result<RecordFile, RecordError> {
     let path_buf = || path.to_path_buf();
     if bytes.len() < 8 || &bytes[..8] != MAGIC {
         return Err(RecordError::Foreign { path: path_buf() });
@@ -187,8 +229,15 @@ pub fn decode(path: &Path, bytes: &[u8]) -> Result<RecordFile, RecordError> {
             msg: format!("{} trailing bytes", payload.len() - used),
         });
     }
+    if file.meta.game != G::NAME || file.meta.variant != game.variant() {
+        return Err(RecordError::OtherGame {
+            path: path_buf(),
+            found: format!("{} ({})", file.meta.game, file.meta.variant),
+            expected: format!("{} ({})", G::NAME, game.variant()),
+        });
+    }
     for (index, s) in file.samples.iter().enumerate() {
-        s.validate().map_err(|msg| RecordError::BadSample {
+        s.validate(game).map_err(|msg| RecordError::BadSample {
             path: path_buf(),
             index,
             msg,
@@ -205,19 +254,21 @@ pub fn write(path: &Path, file: &RecordFile) -> Result<(), RecordError> {
     })
 }
 
-/// Reads and validates a record file.
-pub fn read(path: &Path) -> Result<RecordFile, RecordError> {
+/// Reads a record file and validates it as records of `game`.
+pub fn read<G: Game>(game: &G, path: &Path) -> Result<RecordFile, RecordError> {
     let bytes = fs::read(path).map_err(|source| RecordError::Io {
         path: path.to_path_buf(),
         source,
     })?;
-    decode(path, &bytes)
+    decode(game, path, &bytes)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::yinsh::Position;
+    use crate::yinsh::{Action, Position, Yinsh};
+
+    const GAME: Yinsh = Yinsh::standard();
 
     fn sample_file() -> RecordFile {
         let mut pos = Position::new();
@@ -225,17 +276,17 @@ mod tests {
         for i in 0..12u32 {
             let legal = pos.legal_actions();
             let p = 1.0 / legal.len() as f32;
-            samples.push(Sample {
-                position: PackedPosition::from(&pos),
-                policy: legal.iter().map(|a| (a.index() as u16, p)).collect(),
-                outcome: [1, 0, -1][i as usize % 3],
-                ring_margin: (i % 3) as i8 - 1,
-                full_search: i % 2 == 0,
-            });
+            let policy = legal.iter().map(|a| (a.index() as u32, p)).collect();
+            let margin = Some((i % 3) as f32 / 3.0 - 1.0 / 3.0);
+            let mut s = Sample::new(&GAME, &pos, policy, [1, 0, -1][i as usize % 3], margin);
+            s.full_search = i % 2 == 0;
+            samples.push(s);
             pos.play_unchecked(legal[(i as usize * 7) % legal.len()]);
         }
         RecordFile {
             meta: RecordMeta {
+                game: "yinsh".into(),
+                variant: "standard".into(),
                 generation: 3,
                 games: 1,
                 producer: "test".into(),
@@ -250,7 +301,7 @@ mod tests {
         let p = dir.path().join("a.bin");
         let f = sample_file();
         write(&p, &f).unwrap();
-        assert_eq!(read(&p).unwrap(), f);
+        assert_eq!(read(&GAME, &p).unwrap(), f);
     }
 
     #[test]
@@ -273,7 +324,7 @@ mod tests {
             (b"PK\x03\x04 zip".to_vec(), "not a yinsh-zero record"),
             (Vec::new(), "not a yinsh-zero record"),
         ] {
-            let e = decode(p, &bytes).unwrap_err().to_string();
+            let e = decode(&GAME, p, &bytes).unwrap_err().to_string();
             assert!(e.starts_with("g000001.bin: ") && e.contains(want), "{e}");
         }
     }
@@ -282,14 +333,38 @@ mod tests {
     fn samples_that_break_the_rules_are_rejected() {
         let mut f = sample_file();
         f.samples[4].policy[0].1 += 0.5;
-        let e = decode(Path::new("x"), &encode(&f)).unwrap_err().to_string();
+        let e = decode(&GAME, Path::new("x"), &encode(&f))
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("sample 4") && e.contains("sums to"), "{e}");
         let mut f = sample_file();
-        f.samples[2].policy[0].0 = Action::Pass.index() as u16;
-        let e = decode(Path::new("x"), &encode(&f)).unwrap_err().to_string();
+        f.samples[2].policy[0].0 = Action::Pass.index() as u32;
+        let e = decode(&GAME, Path::new("x"), &encode(&f))
+            .unwrap_err()
+            .to_string();
         assert!(
             e.contains("sample 2") && e.contains("illegal action pass"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn records_of_another_game_or_variant_are_refused_by_name() {
+        let bytes = encode(&sample_file());
+        let e = decode(&Yinsh::blitz(), Path::new("g7.bin"), &bytes)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("g7.bin: ")
+                && e.contains("yinsh (standard)")
+                && e.contains("expected yinsh (blitz)"),
+            "{e}"
+        );
+        let mut v1 = bytes.clone();
+        v1[8..12].copy_from_slice(&1u32.to_le_bytes());
+        let e = decode(&GAME, Path::new("old.bin"), &v1)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("version 1") && e.contains("regenerate"), "{e}");
     }
 }

@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 
-use super::record::{self, RecordError, Sample};
-use crate::yinsh::Position;
+use super::record::{self, RecordError};
+use crate::game::Game;
 
 /// How big the window is. With `n` positions generated so far the window
 /// holds `min(n, size(n))` of the newest, where `size` follows KataGo's
@@ -64,28 +64,32 @@ impl WindowConfig {
 
 /// A position of the window, checked and unpacked.
 #[derive(Clone, Debug, PartialEq)]
-pub struct WindowSample {
-    pub position: Position,
-    pub policy: Vec<(u16, f32)>,
+pub struct WindowSample<S> {
+    pub position: S,
+    pub policy: Vec<(u32, f32)>,
     pub outcome: i8,
-    pub ring_margin: i8,
+    pub margin: Option<f32>,
 }
 
-/// The newest positions, in the order their files were added.
-#[derive(Debug, Default)]
-pub struct ReplayWindow {
+/// The newest positions of one game, in the order their files were added.
+#[derive(Debug)]
+pub struct ReplayWindow<G: Game> {
+    game: G,
     config: WindowConfig,
-    samples: VecDeque<WindowSample>,
+    samples: VecDeque<WindowSample<G::State>>,
     /// Files added so far, oldest first, with their sample counts.
     files: Vec<(PathBuf, usize)>,
     generated: u64,
 }
 
-impl ReplayWindow {
-    pub fn new(config: WindowConfig) -> Self {
+impl<G: Game> ReplayWindow<G> {
+    pub fn new(game: G, config: WindowConfig) -> Self {
         ReplayWindow {
+            game,
             config,
-            ..Default::default()
+            samples: VecDeque::new(),
+            files: Vec::new(),
+            generated: 0,
         }
     }
 
@@ -112,33 +116,31 @@ impl ReplayWindow {
     /// beyond the window. A damaged or foreign file is an error naming it,
     /// and the window is unchanged.
     pub fn add_file(&mut self, path: &Path) -> Result<usize, RecordError> {
-        let file = record::read(path)?;
+        let file = record::read(&self.game, path)?;
         let n = file.samples.len();
-        self.add_samples(file.samples);
-        self.files.push((path.to_path_buf(), n));
-        Ok(n)
-    }
-
-    /// Adds already validated samples (see [`Sample::validate`]).
-    fn add_samples(&mut self, samples: Vec<Sample>) {
-        self.generated += samples.len() as u64;
-        for s in samples {
-            let position = Position::try_from(s.position).expect("validated when read");
+        self.generated += n as u64;
+        for s in file.samples {
+            let position = self
+                .game
+                .read_state(&s.position)
+                .expect("record::read validated every sample");
             self.samples.push_back(WindowSample {
                 position,
                 policy: s.policy,
                 outcome: s.outcome,
-                ring_margin: s.ring_margin,
+                margin: s.margin,
             });
         }
         let keep = self.config.size(self.generated);
         while self.samples.len() > keep {
             self.samples.pop_front();
         }
+        self.files.push((path.to_path_buf(), n));
+        Ok(n)
     }
 
     /// `n` positions drawn uniformly (with replacement) from the window.
-    pub fn sample<'a, R: Rng>(&'a self, rng: &mut R, n: usize) -> Vec<&'a WindowSample> {
+    pub fn sample<'a, R: Rng>(&'a self, rng: &mut R, n: usize) -> Vec<&'a WindowSample<G::State>> {
         if self.samples.is_empty() {
             return Vec::new();
         }
@@ -151,23 +153,20 @@ impl ReplayWindow {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::replay::record::{RecordFile, RecordMeta};
-    use crate::yinsh::packed::PackedPosition;
+    use crate::replay::record::{RecordFile, RecordMeta, Sample};
+    use crate::yinsh::{Position, Yinsh};
     use rand::{SeedableRng, rngs::SmallRng};
 
     fn file_of(n: usize, tag: i8) -> RecordFile {
         let pos = Position::new();
         let legal = pos.legal_actions();
         let p = 1.0 / legal.len() as f32;
-        let sample = Sample {
-            position: PackedPosition::from(&pos),
-            policy: legal.iter().map(|a| (a.index() as u16, p)).collect(),
-            outcome: tag,
-            ring_margin: 0,
-            full_search: true,
-        };
+        let policy = legal.iter().map(|a| (a.index() as u32, p)).collect();
+        let sample = Sample::new(&Yinsh::standard(), &pos, policy, tag, Some(0.0));
         RecordFile {
             meta: RecordMeta {
+                game: "yinsh".into(),
+                variant: "standard".into(),
                 generation: 0,
                 games: 1,
                 producer: "test".into(),
@@ -185,7 +184,7 @@ mod tests {
             alpha: 0.75,
             beta: 0.4,
         };
-        let mut w = ReplayWindow::new(config.clone());
+        let mut w = ReplayWindow::new(Yinsh::standard(), config.clone());
         for (i, tag) in [(0, -1), (1, 0), (2, 1)] {
             let p = dir.path().join(format!("{i}.bin"));
             record::write(&p, &file_of(8, tag)).unwrap();

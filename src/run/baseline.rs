@@ -14,15 +14,15 @@
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use super::checkpoint;
 use super::config::RunConfig;
+use crate::checkpoint;
 use crate::eval::{
-    ArenaConfig, ArenaGame, Openings, PairingResult, Player, SearchPlayer, new_history_file,
-    parse_player, resume_arena, sub_seed, write_history,
+    ArenaConfig, ArenaGame, GamePlayers, Openings, PairingResult, Player, SearchPlayer,
+    new_history_file, parse_game_player, resume_arena, write_history,
 };
 use crate::mcts::SearchConfig;
 use crate::nn::{InferenceOptions, NetEvaluator};
-use crate::yinsh::Variant;
+use crate::util::sub_seed;
 
 /// The spec under which generation `network`'s games are recorded: the one
 /// `yinsh-zero evaluate` would build the same player from.
@@ -37,7 +37,8 @@ pub fn network_spec(checkpoints: &Path, network: u64, simulations: u32) -> Strin
 /// recording the games in `eval_dir`; one result per opponent, `None` when
 /// `stop` cut the matches short (the games played so far stay recorded).
 /// `generation` seeds the openings, so each measurement plays new ones.
-pub fn play(
+pub fn play<G: GamePlayers>(
+    game: &G,
     cfg: &RunConfig,
     checkpoints: &Path,
     eval_dir: &Path,
@@ -47,8 +48,11 @@ pub fn play(
 ) -> anyhow::Result<Option<Vec<PairingResult>>> {
     let bc = &cfg.baseline;
     let device = cfg.run.backend.device()?;
-    let (model, _) =
-        checkpoint::load_model(&checkpoint::generation_dir(checkpoints, network), &device)?;
+    let (model, _) = checkpoint::load_model(
+        game,
+        &checkpoint::generation_dir(checkpoints, network),
+        &device,
+    )?;
     let net = network_spec(checkpoints, network, bc.simulations);
     let search = SearchConfig {
         simulations: bc.simulations,
@@ -59,22 +63,23 @@ pub fn play(
         gauntlet: Some(net.clone()),
         games: bc.games,
         seed: sub_seed(cfg.run.seed ^ 0xba5e, generation),
-        variant: if cfg.selfplay.blitz {
-            Variant::BLITZ
-        } else {
-            Variant::STANDARD
-        },
-        openings: Openings::RandomRings(bc.random_placements),
+        game: game.clone(),
+        openings: Openings::Random(bc.random_placements),
         alternate: true,
         sprt: None,
     };
     // The network is built from the loaded model rather than its spec, so
     // games do not reload the checkpoint; the player is the one the spec
     // names.
-    let factory = |spec: &str, seed: u64| -> Result<Box<dyn Player>, String> {
+    let factory = |spec: &str, seed: u64| -> Result<Box<dyn Player<G::State>>, String> {
         if spec == net {
-            let ev = NetEvaluator::new(model.clone(), device.clone(), InferenceOptions::default())
-                .map_err(|e| e.to_string())?;
+            let ev = NetEvaluator::new(
+                game.clone(),
+                model.clone(),
+                device.clone(),
+                InferenceOptions::default(),
+            )
+            .map_err(|e| e.to_string())?;
             Ok(Box::new(SearchPlayer::new(
                 spec.to_string(),
                 ev,
@@ -83,7 +88,7 @@ pub fn play(
                 seed,
             )))
         } else {
-            parse_player(spec, seed).map_err(|e| e.to_string())
+            parse_game_player(game, spec, seed).map_err(|e| e.to_string())
         }
     };
     let history = new_history_file(eval_dir);

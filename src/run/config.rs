@@ -8,7 +8,8 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use crate::mcts::SearchConfig;
-use crate::nn::{BackendKind, ModelConfig};
+use crate::nn::BackendKind;
+pub use crate::nn::ModelSection;
 use crate::replay::window::WindowConfig;
 use crate::selfplay::SelfPlayConfig;
 use crate::train::config::TrainConfig;
@@ -41,41 +42,6 @@ impl Default for LoopConfig {
             seed: 1,
             backend: BackendKind::Flex,
         }
-    }
-}
-
-/// The network's shape (the `[model]` table).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct ModelSection {
-    pub blocks: usize,
-    pub channels: usize,
-    pub value_channels: usize,
-    pub value_hidden: usize,
-}
-
-impl Default for ModelSection {
-    fn default() -> Self {
-        // Smaller than the network's own default: on two CPU cores a 4x48
-        // trunk plays about twice the games per hour of 6x64, which matters
-        // more than capacity in the first hours of a run.
-        let m = ModelConfig::new();
-        ModelSection {
-            blocks: 4,
-            channels: 48,
-            value_channels: m.value_channels,
-            value_hidden: m.value_hidden,
-        }
-    }
-}
-
-impl ModelSection {
-    pub fn to_model_config(&self) -> ModelConfig {
-        ModelConfig::new()
-            .with_blocks(self.blocks)
-            .with_channels(self.channels)
-            .with_value_channels(self.value_channels)
-            .with_value_hidden(self.value_hidden)
     }
 }
 
@@ -145,9 +111,29 @@ impl Default for BaselineConfig {
 }
 
 /// A whole run's configuration.
+/// Which game the run plays (the `[game]` table).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct GameSection {
+    /// A game of [`crate::games::GAMES`].
+    pub name: String,
+    /// One of the game's variants (YINSH: `standard` or `blitz`).
+    pub variant: String,
+}
+
+impl Default for GameSection {
+    fn default() -> Self {
+        GameSection {
+            name: "yinsh".into(),
+            variant: "standard".into(),
+        }
+    }
+}
+
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct RunConfig {
+    pub game: GameSection,
     #[serde(rename = "loop")]
     pub run: LoopConfig,
     pub model: ModelSection,
@@ -200,6 +186,17 @@ impl RunConfig {
             origin: origin.to_string(),
             message: e.to_string(),
         };
+        // A key that moved gets its own message rather than "unknown field".
+        if let Ok(t) = toml::from_str::<toml::Table>(text)
+            && t.get("selfplay").and_then(|s| s.get("blitz")).is_some()
+        {
+            return Err(ConfigError::Invalid {
+                origin: origin.to_string(),
+                message: "[selfplay] blitz has moved: write `[game]` with `variant = \"blitz\"` \
+                          (or \"standard\")"
+                    .into(),
+            });
+        }
         // Parsed alone first, so that a bad key is reported with its line.
         toml::from_str::<RunConfig>(text).map_err(parse_error)?;
         // Omitted keys take the embedded default config's values, which
@@ -244,6 +241,13 @@ impl RunConfig {
 
     /// Checks the values' ranges, naming the first bad key.
     pub fn validate(&self) -> Result<(), String> {
+        struct Known;
+        impl crate::games::GameTask for Known {
+            type Output = ();
+            fn run<G: crate::eval::GamePlayers>(self, _: G) {}
+        }
+        crate::games::with_game(&self.game.name, &self.game.variant, Known)
+            .map_err(|e| format!("[game] {e}"))?;
         self.search
             .validate()
             .map_err(|e| format!("[search] {e}"))?;
@@ -301,7 +305,7 @@ impl RunConfig {
                          external programs are not allowed)"
                     ));
                 }
-                crate::eval::parse_player(spec, 0)
+                crate::games::check_player_spec(&self.game.name, &self.game.variant, spec)
                     .map_err(|e| format!("baseline.opponents: {e}"))?;
             }
         }
@@ -426,6 +430,25 @@ mod tests {
         }
         let off = RunConfig::from_toml("[baseline]\nevery = 0\nopponents = []\n", "c.toml");
         assert!(off.is_ok(), "{off:?}");
+    }
+
+    #[test]
+    fn the_game_is_named_and_checked() {
+        let blitz = RunConfig::from_toml("[game]\nvariant = \"blitz\"\n", "c.toml").unwrap();
+        assert_eq!(
+            (blitz.game.name.as_str(), blitz.game.variant.as_str()),
+            ("yinsh", "blitz")
+        );
+        for (text, needle) in [
+            ("[game]\nname = \"chess\"\n", "unknown game `chess`"),
+            ("[game]\nvariant = \"speed\"\n", "no variant `speed`"),
+            ("[selfplay]\nblitz = true\n", "variant = \"blitz\""),
+        ] {
+            let e = RunConfig::from_toml(text, "c.toml")
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains("c.toml") && e.contains(needle), "{e}");
+        }
     }
 
     #[test]

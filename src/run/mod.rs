@@ -1,9 +1,7 @@
 //! The run directory: atomic writes, configs, checkpoints, metrics, and
 //! the training loop that ties them together and resumes after a kill.
 
-pub mod atomic;
 pub mod baseline;
-pub mod checkpoint;
 pub mod config;
 pub mod metrics;
 pub mod train_loop;

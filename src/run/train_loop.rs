@@ -21,18 +21,18 @@ use rand::SeedableRng;
 use rand::rngs::SmallRng;
 use serde_json::json;
 
-use super::atomic::write_atomic;
 use super::baseline;
-use super::checkpoint::{self, CHECKPOINT_VERSION, CheckpointMeta, GatingResult};
 use super::config::{RunConfig, SAFE_TO_CHANGE};
 use super::metrics::{MetricsLog, fields};
-use crate::eval::{ArenaConfig, DuelSettings, Openings, Sprt, Verdict, run_duel, sub_seed};
+use crate::checkpoint::{self, CHECKPOINT_VERSION, CheckpointMeta, GatingResult};
+use crate::eval::{ArenaConfig, DuelSettings, GamePlayers, Openings, Sprt, Verdict, run_duel};
+use crate::game::Game;
 use crate::mcts::SearchConfig;
 use crate::nn::{InferenceOptions, NetEvaluator};
 use crate::replay::window::ReplayWindow;
 use crate::selfplay::{self, Progress};
 use crate::train::{Batch, Trainer};
-use crate::yinsh::Variant;
+use crate::util::{sub_seed, write_atomic};
 
 /// Why the loop stopped with an error.
 pub type LoopError = anyhow::Error;
@@ -138,9 +138,27 @@ pub fn settle_config(run: &RunDir, given: RunConfig) -> Result<RunConfig, LoopEr
     Ok(given)
 }
 
-/// Runs the loop until the config's limits or `stop` (Ctrl-C).
-pub fn train(run: &RunDir, cfg: RunConfig, stop: &AtomicBool) -> Result<LoopSummary, LoopError> {
+/// Runs the loop on `game` (the game `cfg.game` names) until the config's
+/// limits or `stop` (Ctrl-C).
+pub fn train<G: GamePlayers>(
+    game: &G,
+    run: &RunDir,
+    cfg: RunConfig,
+    stop: &AtomicBool,
+) -> Result<LoopSummary, LoopError> {
     let cfg = settle_config(run, cfg)?;
+    anyhow::ensure!(
+        cfg.game.name == G::NAME && cfg.game.variant == game.variant(),
+        "the config plays {} ({}), not {} ({})",
+        cfg.game.name,
+        cfg.game.variant,
+        G::NAME,
+        game.variant()
+    );
+    for spec in &cfg.baseline.opponents {
+        crate::eval::parse_game_player(game, spec, 0)
+            .map_err(|e| anyhow::anyhow!("[baseline] opponents: {e}"))?;
+    }
     let started = Instant::now();
     let device = cfg.run.backend.device()?;
     let ckpts = run.checkpoints();
@@ -149,9 +167,11 @@ pub fn train(run: &RunDir, cfg: RunConfig, stop: &AtomicBool) -> Result<LoopSumm
 
     // Generation 0: a fresh network is the first best.
     if checkpoint::list(&ckpts)?.is_empty() {
-        let model = cfg.model.to_model_config().init(&device);
+        let model = cfg.model.to_model_config().init(&game.net_shape(), &device);
         let meta = CheckpointMeta {
             version: CHECKPOINT_VERSION,
+            game: G::NAME.into(),
+            variant: game.variant().into(),
             generation: 0,
             model: cfg.model.clone(),
             positions_generated: 0,
@@ -170,7 +190,7 @@ pub fn train(run: &RunDir, cfg: RunConfig, stop: &AtomicBool) -> Result<LoopSumm
         .last()
         .expect("generation 0 exists");
     let latest_dir = checkpoint::generation_dir(&ckpts, latest);
-    let (model, mut meta) = checkpoint::load_model(&latest_dir, &device)?;
+    let (model, mut meta) = checkpoint::load_model(game, &latest_dir, &device)?;
     let mut best = checkpoint::read_best(&ckpts)?.unwrap_or(latest);
     let mut trainer = Trainer::new(model, cfg.train.clone(), &device, meta.train_steps);
     if let Ok(bytes) = fs::read(latest_dir.join("optimizer.bpk")) {
@@ -179,7 +199,7 @@ pub fn train(run: &RunDir, cfg: RunConfig, stop: &AtomicBool) -> Result<LoopSumm
             .map_err(|e| anyhow::anyhow!("{}: optimizer state: {e}", latest_dir.display()))?;
     }
 
-    let mut window = ReplayWindow::new(cfg.replay.clone());
+    let mut window = ReplayWindow::new(game.clone(), cfg.replay.clone());
     for f in &meta.replay_files {
         if let Err(e) = window.add_file(&run.root.join(f)) {
             eprintln!("skipping record file: {e}");
@@ -222,7 +242,7 @@ pub fn train(run: &RunDir, cfg: RunConfig, stop: &AtomicBool) -> Result<LoopSumm
             }
             if name.starts_with(&format!("g{g:06}-")) {
                 attempts += 1;
-                match crate::replay::record::read(&p) {
+                match crate::replay::record::read(game, &p) {
                     Ok(f) => games_done += f.meta.games as u64,
                     Err(e) => eprintln!("skipping record file: {e}"),
                 }
@@ -232,7 +252,7 @@ pub fn train(run: &RunDir, cfg: RunConfig, stop: &AtomicBool) -> Result<LoopSumm
         let to_play = cfg.run.games_per_generation.saturating_sub(games_done);
         if to_play > 0 {
             let best_dir = checkpoint::generation_dir(&ckpts, best);
-            let (best_model, _) = checkpoint::load_model(&best_dir, &device)?;
+            let (best_model, _) = checkpoint::load_model(game, &best_dir, &device)?;
             let progress = Progress::default();
             let t = Instant::now();
             let bar = phase_bar(to_play, &format!("generation {g} self-play"));
@@ -250,6 +270,7 @@ pub fn train(run: &RunDir, cfg: RunConfig, stop: &AtomicBool) -> Result<LoopSumm
                     }
                 });
                 let r = selfplay::run(
+                    game,
                     &cfg.selfplay,
                     &cfg.search,
                     to_play,
@@ -259,6 +280,7 @@ pub fn train(run: &RunDir, cfg: RunConfig, stop: &AtomicBool) -> Result<LoopSumm
                     &format!("g{g:06}-a{attempts:02}"),
                     |_| {
                         NetEvaluator::new(
+                            game.clone(),
                             best_model.clone(),
                             device.clone(),
                             InferenceOptions::default(),
@@ -315,7 +337,7 @@ pub fn train(run: &RunDir, cfg: RunConfig, stop: &AtomicBool) -> Result<LoopSumm
                 interrupted = true;
                 break;
             }
-            let batch = Batch::new(&window.sample(&mut rng, tc.batch_size), &mut rng);
+            let batch = Batch::new(game, &window.sample(&mut rng, tc.batch_size), &mut rng);
             let m = trainer.step(&batch);
             bar.inc(1);
             bar.set_message(format!(
@@ -333,6 +355,8 @@ pub fn train(run: &RunDir, cfg: RunConfig, stop: &AtomicBool) -> Result<LoopSumm
         // 3. The candidate checkpoint.
         meta = CheckpointMeta {
             version: CHECKPOINT_VERSION,
+            game: G::NAME.into(),
+            variant: game.variant().into(),
             generation: g,
             model: cfg.model.clone(),
             positions_generated: window.generated(),
@@ -360,7 +384,7 @@ pub fn train(run: &RunDir, cfg: RunConfig, stop: &AtomicBool) -> Result<LoopSumm
             interrupted = true;
             break;
         }
-        let Some(result) = gate(&cfg, &ckpts, g, best, stop)? else {
+        let Some(result) = gate(game, &cfg, &ckpts, g, best, stop)? else {
             interrupted = true;
             break;
         };
@@ -393,7 +417,8 @@ pub fn train(run: &RunDir, cfg: RunConfig, stop: &AtomicBool) -> Result<LoopSumm
                 cfg.baseline.games as u64 * cfg.baseline.opponents.len() as u64,
                 &format!("generation {g} baseline matches"),
             );
-            let Some(pairings) = baseline::play(&cfg, &ckpts, &run.eval(), best, g, stop)? else {
+            let Some(pairings) = baseline::play(game, &cfg, &ckpts, &run.eval(), best, g, stop)?
+            else {
                 bar.finish_and_clear();
                 interrupted = true;
                 g += 1;
@@ -432,7 +457,8 @@ pub fn train(run: &RunDir, cfg: RunConfig, stop: &AtomicBool) -> Result<LoopSumm
 
 /// Plays the candidate against the best network and decides promotion;
 /// `None` when `stop` cut the match short (the candidate stays ungated).
-fn gate(
+fn gate<G: Game>(
+    game: &G,
     cfg: &RunConfig,
     ckpts: &Path,
     candidate: u64,
@@ -456,7 +482,7 @@ fn gate(
     let mut names = Vec::new();
     for g in [candidate, best] {
         let dir = checkpoint::generation_dir(ckpts, g);
-        models.push(checkpoint::load_model(&dir, &device)?.0);
+        models.push(checkpoint::load_model(game, &dir, &device)?.0);
         names.push(format!(
             "net-mcts:checkpoint={},sims={}",
             dir.display(),
@@ -464,16 +490,12 @@ fn gate(
         ));
     }
     let mut arena = ArenaConfig::round_robin(
+        game.clone(),
         &[names[0].as_str(), names[1].as_str()],
         gc.games as u32,
         sub_seed(cfg.run.seed ^ 0x9a7e, candidate),
     );
-    arena.openings = Openings::RandomRings(gc.random_placements);
-    arena.variant = if cfg.selfplay.blitz {
-        Variant::BLITZ
-    } else {
-        Variant::STANDARD
-    };
+    arena.openings = Openings::Random(gc.random_placements);
     if let Some([e0, e1]) = gc.sprt {
         arena.sprt = Some(Sprt::new(e0, e1)?);
     }
@@ -496,8 +518,13 @@ fn gate(
         &settings,
         |_| {
             let net = |m: &crate::nn::Model| {
-                NetEvaluator::new(m.clone(), device.clone(), InferenceOptions::default())
-                    .map_err(|e| e.to_string())
+                NetEvaluator::new(
+                    game.clone(),
+                    m.clone(),
+                    device.clone(),
+                    InferenceOptions::default(),
+                )
+                .map_err(|e| e.to_string())
             };
             Ok([net(&models[0])?, net(&models[1])?])
         },

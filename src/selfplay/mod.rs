@@ -15,12 +15,11 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use serde::{Deserialize, Serialize};
 
-use crate::eval::sub_seed;
 use crate::evaluator::Evaluator;
+use crate::game::{Color, Game, GameResult, State};
 use crate::mcts::{Leaf, Search, SearchConfig, SearchError};
 use crate::replay::record::{self, RecordError, RecordFile, RecordMeta, Sample};
-use crate::yinsh::packed::PackedPosition;
-use crate::yinsh::{Color, Decision, EndReason, Position, Variant};
+use crate::util::sub_seed;
 
 /// Self-play settings (the `[selfplay]` table of a run config).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -30,8 +29,9 @@ pub struct SelfPlayConfig {
     pub workers: usize,
     /// Games each worker steps together; their leaves form one batch.
     pub games_in_flight: usize,
-    /// Up to this many opening ring placements are made uniformly at random
-    /// (the count itself is uniform in 0..=this), for variety between games.
+    /// Up to this many opening decisions are made uniformly at random (the
+    /// count itself is uniform in 0..=this), for variety between games
+    /// (YINSH: ring placements).
     pub random_placements: u32,
     /// Resign when the searched value of the player to act stays below this
     /// (P(win) - P(loss)) for `resign_consecutive` of its decisions.
@@ -44,8 +44,6 @@ pub struct SelfPlayConfig {
     pub resign: bool,
     /// Complete games per record file.
     pub games_per_file: usize,
-    /// Play the Blitz variant (one ring wins).
-    pub blitz: bool,
 }
 
 impl Default for SelfPlayConfig {
@@ -59,7 +57,6 @@ impl Default for SelfPlayConfig {
             resign_check_share: 0.1,
             resign: true,
             games_per_file: 16,
-            blitz: false,
         }
     }
 }
@@ -91,7 +88,10 @@ pub enum SelfPlayError {
 /// Counters shared by the workers, for progress display.
 #[derive(Debug, Default)]
 pub struct Progress {
+    /// Games finished.
     pub games: AtomicU64,
+    /// Training positions searched so far, counted as they are searched (a
+    /// game interrupted by a stop request loses its own).
     pub positions: AtomicU64,
     pub decisions: AtomicU64,
 }
@@ -104,7 +104,8 @@ pub struct SelfPlaySummary {
     pub positions: u64,
     /// Decisions played, forced and fast ones included.
     pub decisions: u64,
-    /// Turns (placements and ring moves) per game, on average.
+    /// Turns per game ([`State::ply`]: YINSH's placements and ring moves),
+    /// on average.
     pub mean_turns: f64,
     pub white_wins: u64,
     pub black_wins: u64,
@@ -149,11 +150,11 @@ impl SelfPlaySummary {
 }
 
 /// A game in progress in one worker slot.
-struct Slot {
+struct Slot<S: State> {
     decisions: u64,
-    search: Search,
+    search: Search<S>,
     /// Positions searched in full, with their policy targets.
-    samples: Vec<(Position, Vec<(u16, f32)>)>,
+    samples: Vec<(S, Vec<(u32, f32)>)>,
     low_streak: [u32; 2],
     /// Nobody resigns in this game; the first would-be resigner is noted.
     check_only: bool,
@@ -161,14 +162,15 @@ struct Slot {
     resigned: Option<Color>,
 }
 
-/// Plays `games` self-play games with `search` settings, writing record
+/// Plays `games` self-play games of `game` with `search` settings, writing record
 /// files into `out` named `<prefix>-w<worker>-<seq>.bin`. `make_evaluator`
 /// builds each worker's evaluator on that worker's thread. `generation` is
 /// stored in each file's metadata. Once `should_stop` says so (Ctrl-C, a
 /// time budget), workers drop their unfinished games, write the finished
 /// ones, and return; the summary's `interrupted` is then set.
 #[allow(clippy::too_many_arguments)]
-pub fn run<E, F>(
+pub fn run<G, E, F>(
+    game: &G,
     cfg: &SelfPlayConfig,
     search: &SearchConfig,
     games: u64,
@@ -181,7 +183,8 @@ pub fn run<E, F>(
     should_stop: &(dyn Fn() -> bool + Sync),
 ) -> Result<SelfPlaySummary, SelfPlayError>
 where
-    E: Evaluator,
+    G: Game,
+    E: Evaluator<G::State>,
     F: Fn(usize) -> Result<E, String> + Sync,
 {
     search.validate()?;
@@ -207,6 +210,7 @@ where
                     .map_err(|msg| SelfPlayError::Evaluator { worker: w, msg })
                     .and_then(|mut ev| {
                         Worker {
+                            game,
                             id: w,
                             cfg,
                             search,
@@ -240,7 +244,8 @@ where
     Ok(total)
 }
 
-struct Worker<'a> {
+struct Worker<'a, G: Game> {
+    game: &'a G,
     id: usize,
     cfg: &'a SelfPlayConfig,
     search: &'a SearchConfig,
@@ -254,26 +259,26 @@ struct Worker<'a> {
     should_stop: &'a (dyn Fn() -> bool + Sync),
 }
 
-impl Worker<'_> {
-    fn start_game(&self) -> Result<Option<Slot>, SelfPlayError> {
+impl<G: Game> Worker<'_, G> {
+    fn start_game(&self) -> Result<Option<Slot<G::State>>, SelfPlayError> {
         let index = self.next_game.fetch_add(1, Ordering::Relaxed);
         if index >= self.games {
             return Ok(None);
         }
         let mut rng = SmallRng::seed_from_u64(sub_seed(self.seed, index));
-        let variant = if self.cfg.blitz {
-            Variant::BLITZ
-        } else {
-            Variant::STANDARD
-        };
-        let mut pos = Position::with_variant(variant);
+        let mut pos = self.game.start();
         let randoms = rng.random_range(0..=self.cfg.random_placements);
         for _ in 0..randoms {
-            if pos.decision() != Decision::PlaceRing {
+            if pos.is_over() {
                 break;
             }
             let legal = pos.legal_actions();
             pos.play_unchecked(legal[rng.random_range(0..legal.len())]);
+        }
+        if pos.is_over() {
+            // A game short enough to end in its random opening: start over
+            // from the start position rather than search a finished game.
+            pos = self.game.start();
         }
         let check_only = self.cfg.resign && rng.random::<f32>() < self.cfg.resign_check_share;
         Ok(Some(Slot {
@@ -287,10 +292,13 @@ impl Worker<'_> {
         }))
     }
 
-    fn play<E: Evaluator>(&self, evaluator: &mut E) -> Result<SelfPlaySummary, SelfPlayError> {
+    fn play<E: Evaluator<G::State>>(
+        &self,
+        evaluator: &mut E,
+    ) -> Result<SelfPlaySummary, SelfPlayError> {
         let started = Instant::now();
         let mut summary = SelfPlaySummary::default();
-        let mut slots: Vec<Option<Slot>> = Vec::new();
+        let mut slots: Vec<Option<Slot<G::State>>> = Vec::new();
         for _ in 0..self.cfg.games_in_flight {
             slots.push(self.start_game()?);
         }
@@ -357,9 +365,9 @@ impl Worker<'_> {
 
     /// Takes the finished search's decision: records the target, handles
     /// resignation, plays the action. Returns whether the game is over.
-    fn finish_decision(&self, game: &mut Slot) -> Result<bool, SelfPlayError> {
+    fn finish_decision(&self, game: &mut Slot<G::State>) -> Result<bool, SelfPlayError> {
         let result = game.search.result();
-        let pos = *game.search.position();
+        let pos = game.search.position().clone();
         let me = pos.to_act();
         self.progress.decisions.fetch_add(1, Ordering::Relaxed);
         game.decisions += 1;
@@ -368,9 +376,10 @@ impl Worker<'_> {
                 .actions
                 .iter()
                 .zip(&result.policy)
-                .map(|(a, &p)| (a.index() as u16, p))
+                .map(|(&a, &p)| (self.game.action_index(a) as u32, p))
                 .collect();
             game.samples.push((pos, policy));
+            self.progress.positions.fetch_add(1, Ordering::Relaxed);
         }
         if self.cfg.resign
             && !result.forced
@@ -396,27 +405,27 @@ impl Worker<'_> {
     }
 
     /// Turns a finished game into samples with outcomes and tallies it.
-    fn complete(&self, game: Slot, summary: &mut SelfPlaySummary) -> Vec<Sample> {
-        let mut last = *game.search.position();
-        if let Some(c) = game.resigned {
-            last.resign(c);
-        }
-        let outcome = last.outcome().expect("the game is over");
+    fn complete(&self, game: Slot<G::State>, summary: &mut SelfPlaySummary) -> Vec<Sample> {
+        let last = game.search.position();
+        let outcome = match game.resigned {
+            Some(c) => GameResult::Win(!c),
+            None => last.result().expect("the game is over"),
+        };
         summary.games += 1;
         summary.decisions += game.decisions;
-        summary.mean_turns += last.turn() as f64;
-        match outcome.winner {
+        summary.mean_turns += last.ply() as f64;
+        match outcome.winner() {
             Some(Color::White) => summary.white_wins += 1,
             Some(Color::Black) => summary.black_wins += 1,
             None => summary.draws += 1,
         }
-        if outcome.reason == EndReason::Resign {
+        if game.resigned.is_some() {
             summary.resigned += 1;
         }
         if game.check_only {
             summary.resign_checks += 1;
             if let Some(c) = game.would_resign
-                && outcome.winner != Some(!c)
+                && outcome.winner() != Some(!c)
             {
                 summary.false_resigns += 1;
             }
@@ -426,22 +435,12 @@ impl Worker<'_> {
             .into_iter()
             .map(|(pos, policy)| {
                 let me = pos.to_act();
-                let margin = outcome.rings_removed[me.index()] as i8
-                    - outcome.rings_removed[(!me).index()] as i8;
-                Sample {
-                    position: PackedPosition::from(&pos),
-                    policy,
-                    outcome: outcome.score_for(me),
-                    ring_margin: margin,
-                    full_search: true,
-                }
+                let margin = self.game.margin(last, me);
+                Sample::new(self.game, &pos, policy, outcome.score_for(me), margin)
             })
             .collect();
         summary.positions += samples.len() as u64;
         self.progress.games.fetch_add(1, Ordering::Relaxed);
-        self.progress
-            .positions
-            .fetch_add(samples.len() as u64, Ordering::Relaxed);
         samples
     }
 
@@ -458,6 +457,8 @@ impl Worker<'_> {
         *seq += 1;
         let file = RecordFile {
             meta: RecordMeta {
+                game: G::NAME.into(),
+                variant: self.game.variant().into(),
                 generation: self.generation,
                 games,
                 producer: format!(

@@ -1,7 +1,7 @@
 //! Gradient steps on replayed positions: batches with a random board
 //! symmetry each, the AlphaZero loss (policy cross-entropy against the
-//! search target, win/draw/loss cross-entropy, weighted ring-margin squared
-//! error), the optimizer, and per-step metrics.
+//! search target, win/draw/loss cross-entropy, weighted score-margin squared
+//! error where the game has a margin), the optimizer, and per-step metrics.
 
 use std::time::Instant;
 
@@ -15,12 +15,9 @@ use rand::Rng;
 use serde::{Deserialize, Serialize};
 
 use super::config::{OptimizerKind, TrainConfig};
-use crate::encode::{INPUT_PLANES, INPUT_SIZE, encode};
+use crate::game::{Game, NetShape, State};
 use crate::nn::Model;
-use crate::nn::model::GRID;
 use crate::replay::window::WindowSample;
-use crate::yinsh::ACTION_SPACE;
-use crate::yinsh::symmetry::Symmetry;
 
 /// Logit added to illegal actions: far below any real logit, and finite, so
 /// zero targets times it stay zero.
@@ -30,45 +27,61 @@ const ILLEGAL: f32 = -1.0e4;
 #[derive(Clone, Debug)]
 pub struct Batch {
     pub size: usize,
-    /// `[size, INPUT_PLANES, 11, 11]`
+    /// The game's tensor shapes.
+    pub shape: NetShape,
+    /// `[size, planes, height, width]`
     pub inputs: Vec<f32>,
-    /// `[size, ACTION_SPACE]`: the search's policy target.
+    /// `[size, action space]`: the search's policy target.
     pub policy: Vec<f32>,
-    /// `[size, ACTION_SPACE]`: 0 for legal actions, a large negative otherwise.
+    /// `[size, action space]`: 0 for legal actions, a large negative otherwise.
     pub mask: Vec<f32>,
     /// `[size, 3]`: one-hot final result for the player to act.
     pub wdl: Vec<f32>,
-    /// `[size, 1]`: final ring margin / rings to win.
+    /// `[size, 1]`: the game's final score margin, scaled into [-1, 1].
     pub margin: Vec<f32>,
+    /// `[size, 1]`: 1 where the sample has a margin target, else 0.
+    pub margin_mask: Vec<f32>,
 }
 
 impl Batch {
-    /// Builds a batch, applying an independent random symmetry to each
-    /// sample (positions and policy targets alike), so the net sees all 12
-    /// orientations while the window stores one.
-    pub fn new<R: Rng>(samples: &[&WindowSample], rng: &mut R) -> Batch {
+    /// Builds a batch of `game` positions, applying an independent random
+    /// symmetry to each sample (positions and policy targets alike), so the
+    /// net sees every orientation while the window stores one.
+    pub fn new<G: Game, R: Rng>(
+        game: &G,
+        samples: &[&WindowSample<G::State>],
+        rng: &mut R,
+    ) -> Batch {
         let n = samples.len();
+        let shape = game.net_shape();
+        let (input, space) = (shape.input_size(), shape.action_space());
         let mut b = Batch {
             size: n,
-            inputs: vec![0.0; n * INPUT_SIZE],
-            policy: vec![0.0; n * ACTION_SPACE],
-            mask: vec![ILLEGAL; n * ACTION_SPACE],
+            shape,
+            inputs: vec![0.0; n * input],
+            policy: vec![0.0; n * space],
+            mask: vec![ILLEGAL; n * space],
             wdl: vec![0.0; n * 3],
             margin: vec![0.0; n],
+            margin_mask: vec![0.0; n],
         };
+        let symmetries = game.symmetries().max(1);
         for (i, s) in samples.iter().enumerate() {
-            let sym = Symmetry::ALL[rng.random_range(0..12)];
-            let pos = sym.position(&s.position);
-            encode(&pos, &mut b.inputs[i * INPUT_SIZE..(i + 1) * INPUT_SIZE]);
-            let row = i * ACTION_SPACE;
-            for a in pos.legal_actions() {
-                b.mask[row + a.index()] = 0.0;
+            let k = rng.random_range(0..symmetries);
+            let pos = game.transform(&s.position, k);
+            game.encode(&pos, &mut b.inputs[i * input..(i + 1) * input]);
+            let row = i * space;
+            for &a in pos.legal_actions().iter() {
+                b.mask[row + game.action_index(a)] = 0.0;
             }
             for &(idx, p) in &s.policy {
-                b.policy[row + sym.action_index(idx as usize)] = p;
+                b.policy[row + game.transform_index(idx as usize, k)] = p;
             }
             b.wdl[i * 3 + (1 - s.outcome as i32) as usize] = 1.0;
-            b.margin[i] = s.ring_margin as f32 / pos.variant().rings_to_win as f32;
+            if let Some(m) = s.margin {
+                b.margin[i] = m;
+                b.margin_mask[i] = 1.0;
+            }
         }
         b
     }
@@ -151,23 +164,24 @@ impl Trainer {
         &self.config
     }
 
-    /// Lets a resumed run change the learning rate (a key safe to change).
-    pub fn set_config(&mut self, config: TrainConfig) {
-        self.config = config;
-    }
-
     /// One gradient step on `batch`.
     pub fn step(&mut self, batch: &Batch) -> StepMetrics {
         let started = Instant::now();
         let n = batch.size;
         let d = &self.device;
-        let x = tensor(&batch.inputs, [n, INPUT_PLANES, GRID, GRID], d);
+        let shape = batch.shape;
+        let space = shape.action_space();
+        let x = tensor(
+            &batch.inputs,
+            [n, shape.planes, shape.height, shape.width],
+            d,
+        );
         let model = self.model.take().expect("model is home between steps");
         let out = model.forward(x);
 
-        let logits = out.policy + tensor(&batch.mask, [n, ACTION_SPACE], d);
+        let logits = out.policy + tensor(&batch.mask, [n, space], d);
         let logp = log_softmax(logits.clone(), 1);
-        let target = tensor(&batch.policy, [n, ACTION_SPACE], d);
+        let target = tensor(&batch.policy, [n, space], d);
         let policy_loss = (target * logp.clone()).sum_dim(1).mean().neg();
         let entropy = (softmax(logits, 1) * logp).sum_dim(1).mean().neg();
 
@@ -177,7 +191,8 @@ impl Trainer {
             .mean()
             .neg();
         let margin_t = tensor(&batch.margin, [n, 1], d);
-        let margin_loss = (out.margin - margin_t).powi_scalar(2).mean();
+        let margin_mask = tensor(&batch.margin_mask, [n, 1], d);
+        let margin_loss = ((out.margin - margin_t).powi_scalar(2) * margin_mask).mean();
 
         let loss = policy_loss.clone()
             + value_loss.clone() * self.config.value_loss_weight as f32

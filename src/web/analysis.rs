@@ -10,19 +10,19 @@ use serde::Serialize;
 use crate::eval::RolloutEvaluator;
 use crate::evaluator::Evaluator;
 use crate::mcts::{SearchConfig, search};
-use crate::yinsh::{Color, Position};
+use crate::yinsh::{Color, Position, Yinsh};
 
 /// Builds the evaluator that judges positions for the agent's view of a
 /// game, given the game's opponent spec (or `"human"`).
 ///
 /// The default, [`spec_evaluators`], asks the opponent's network for
 /// `net-*` specs and judges by random playouts otherwise.
-pub type EvaluatorFactory = Arc<dyn Fn(&str) -> Box<dyn Evaluator + Send> + Send + Sync>;
+pub type EvaluatorFactory = Arc<dyn Fn(&str) -> Box<dyn Evaluator<Position> + Send> + Send + Sync>;
 
 /// A factory of [`RolloutEvaluator`]s, whatever the spec.
 pub fn rollout_evaluators() -> EvaluatorFactory {
     Arc::new(|_spec: &str| {
-        Box::new(RolloutEvaluator::new(rand::random())) as Box<dyn Evaluator + Send>
+        Box::new(RolloutEvaluator::new(rand::random())) as Box<dyn Evaluator<Position> + Send>
     })
 }
 
@@ -36,9 +36,9 @@ pub fn spec_evaluators() -> EvaluatorFactory {
             .ok()
             .filter(|s| s.name.starts_with("net-"))
             .and_then(|s| s.get("checkpoint").map(std::path::PathBuf::from))
-            .and_then(|dir| crate::run::checkpoint::load_evaluator(&dir).ok());
+            .and_then(|dir| crate::checkpoint::load_evaluator(&Yinsh::standard(), &dir).ok());
         match net {
-            Some(ev) => Box::new(ev) as Box<dyn Evaluator + Send>,
+            Some(ev) => Box::new(ev) as Box<dyn Evaluator<Position> + Send>,
             None => Box::new(RolloutEvaluator::new(rand::random())),
         }
     })
@@ -82,7 +82,7 @@ pub struct MoveShare {
 /// ```
 pub fn analyze(
     pos: &Position,
-    evaluator: &mut dyn Evaluator,
+    evaluator: &mut dyn Evaluator<Position>,
     simulations: u32,
     seed: u64,
 ) -> Option<Analysis> {

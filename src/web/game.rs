@@ -7,7 +7,7 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use serde::Serialize;
 
-use crate::eval::{KNOWN_PLAYERS, Player, PlayerSpec, PlayerSpecError, parse_player};
+use crate::eval::{Player, PlayerSpec, PlayerSpecError, parse_player, players_of};
 use crate::yinsh::notation::{NotationError, format_turns, parse_action};
 use crate::yinsh::{Action, Color, Decision, Point, Position};
 
@@ -74,7 +74,7 @@ pub struct Game {
     /// The bounded spec the engine was built from, or [`HUMAN`].
     opponent: String,
     /// `None` for two humans, and while the engine thinks (it is lent out).
-    engine: Option<Box<dyn Player>>,
+    engine: Option<Box<dyn Player<Position>>>,
     thinking: bool,
     seed: u64,
     /// Bumped by every change, so a lent engine's answer can be matched to
@@ -109,7 +109,7 @@ impl std::fmt::Debug for Game {
 pub fn bounded_spec(spec: &str, max: Duration) -> Result<String, GameError> {
     let mut parsed: PlayerSpec = spec.parse()?;
     let max_ms = max.as_millis() as u64;
-    let takes_time = KNOWN_PLAYERS
+    let takes_time = players_of::<crate::yinsh::Yinsh>()
         .iter()
         .find(|p| p.name == parsed.name)
         .is_some_and(|p| p.keys.iter().any(|(k, _)| *k == "time"));
@@ -430,7 +430,7 @@ pub fn outcome_text(o: &crate::yinsh::Outcome) -> String {
 
 /// An engine lent out to think, with what it is asked about.
 pub struct EngineJob {
-    player: Box<dyn Player>,
+    player: Box<dyn Player<Position>>,
     pos: Position,
     engine: Color,
     version: u64,
@@ -439,7 +439,7 @@ pub struct EngineJob {
 
 /// What a lent engine brings back.
 pub struct EngineDone {
-    player: Box<dyn Player>,
+    player: Box<dyn Player<Position>>,
     version: u64,
     result: Result<Vec<Action>, GameError>,
 }

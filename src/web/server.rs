@@ -25,7 +25,8 @@ use super::analysis::{EvaluatorFactory, analyze, spec_evaluators};
 use super::assets;
 use super::game::{BoardView, Game, GameError, GameOptions, GameView, outcome_text};
 use super::run_view::read_run;
-use crate::eval::KNOWN_PLAYERS;
+use crate::eval::players_of;
+use crate::yinsh::Yinsh;
 use crate::yinsh::notation::{NotationError, format_turns, parse_game};
 use crate::yinsh::sgf::parse_sgf;
 use crate::yinsh::{Color, Decision, Position};
@@ -231,7 +232,7 @@ async fn asset(Path(name): Path<String>) -> Response {
 }
 
 async fn config_info(State(state): State<Shared>) -> Response {
-    let players: Vec<_> = KNOWN_PLAYERS
+    let players: Vec<_> = players_of::<Yinsh>()
         .iter()
         .map(|p| json!({ "name": p.name, "about": p.about, "keys": p.keys.iter().map(|(k, a)| json!({"key": k, "about": a})).collect::<Vec<_>>() }))
         .collect();

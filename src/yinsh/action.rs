@@ -1,4 +1,4 @@
-//! Players' colours and the decisions they make.
+//! The decisions of YINSH.
 //!
 //! Every decision is its own action: placing a ring, moving a ring, choosing
 //! which row of five to remove, choosing which ring to remove, and passing.
@@ -6,52 +6,10 @@
 //! (see [`Action::index`]).
 
 use std::fmt;
-use std::ops::Not;
 
-use serde::{Deserialize, Serialize};
+pub use crate::game::Color;
 
 use super::point::{Axis, CELLS, Direction, Point, ray, window};
-
-/// A side. White places first and moves first.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Color {
-    White = 0,
-    Black = 1,
-}
-
-impl Color {
-    pub const BOTH: [Color; 2] = [Color::White, Color::Black];
-
-    #[inline]
-    pub const fn index(self) -> usize {
-        self as usize
-    }
-
-    pub const fn name(self) -> &'static str {
-        match self {
-            Color::White => "white",
-            Color::Black => "black",
-        }
-    }
-}
-
-impl Not for Color {
-    type Output = Color;
-    #[inline]
-    fn not(self) -> Color {
-        match self {
-            Color::White => Color::Black,
-            Color::Black => Color::White,
-        }
-    }
-}
-
-impl fmt::Display for Color {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
 
 /// One decision.
 ///

@@ -4,6 +4,8 @@
 
 pub mod action;
 pub mod bitboard;
+pub mod encode;
+mod game;
 pub mod notation;
 pub mod packed;
 pub mod perft;
@@ -15,6 +17,7 @@ pub mod symmetry;
 
 pub use action::{ACTION_SPACE, Action, Color};
 pub use bitboard::Bitboard;
+pub use game::Yinsh;
 pub use point::{Axis, Direction, Point};
 pub use position::{ActionList, Decision, EndReason, IllegalAction, Outcome, Position, Variant};
 pub use setup::SetupError;

@@ -112,13 +112,7 @@ impl Default for Variant {
     }
 }
 
-/// An action that is not legal in the position it was played in.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("`{action}` is not legal here: {reason}")]
-pub struct IllegalAction {
-    pub action: String,
-    pub reason: String,
-}
+pub use crate::game::IllegalAction;
 
 /// A YINSH position, including whose decision it is and what is asked.
 ///

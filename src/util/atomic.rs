@@ -14,7 +14,7 @@ use std::path::Path;
 /// ```
 /// let dir = tempfile::tempdir().unwrap();
 /// let p = dir.path().join("state.json");
-/// yinsh_zero::run::atomic::write_atomic(&p, b"{}").unwrap();
+/// yinsh_zero::util::write_atomic(&p, b"{}").unwrap();
 /// assert_eq!(std::fs::read(&p).unwrap(), b"{}");
 /// ```
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {

@@ -10,15 +10,18 @@
 //! A checkpoint is assembled in a hidden temporary directory, every file
 //! fsynced, then renamed into place: a kill at any moment leaves either the
 //! complete checkpoint or none, never half of one.
+//!
+//! Below both the training loop that writes checkpoints and the players
+//! that load them.
 
 use std::fs;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::atomic::{sync_dir, write_atomic};
-use super::config::ModelSection;
-use crate::nn::{Model, NetEvaluator, NnError, load_weights, save_weights};
+use crate::game::Game;
+use crate::nn::{Model, ModelSection, NetEvaluator, NnError, load_weights, save_weights};
+use crate::util::atomic::{sync_dir, write_atomic};
 
 /// Version of the checkpoint layout this build writes and reads.
 pub const CHECKPOINT_VERSION: u32 = 1;
@@ -42,6 +45,12 @@ pub struct GatingResult {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CheckpointMeta {
     pub version: u32,
+    /// The game and variant the network plays (checkpoints written before
+    /// games had names are YINSH standard).
+    #[serde(default = "yinsh")]
+    pub game: String,
+    #[serde(default = "standard")]
+    pub variant: String,
     pub generation: u64,
     pub model: ModelSection,
     /// Self-play positions generated in the run up to this checkpoint.
@@ -62,6 +71,14 @@ pub struct CheckpointMeta {
     pub created_unix: u64,
 }
 
+fn yinsh() -> String {
+    "yinsh".into()
+}
+
+fn standard() -> String {
+    "standard".into()
+}
+
 /// Why a checkpoint cannot be used.
 #[derive(Debug, thiserror::Error)]
 pub enum CheckpointError {
@@ -76,6 +93,12 @@ pub enum CheckpointError {
     BadMeta { path: PathBuf, msg: String },
     #[error("{path}: checkpoint layout version {found}, this build reads {CHECKPOINT_VERSION}")]
     Version { path: PathBuf, found: u32 },
+    #[error("{path}: a network for {found}, not {expected}")]
+    OtherGame {
+        path: PathBuf,
+        found: String,
+        expected: String,
+    },
     #[error(transparent)]
     Weights(#[from] NnError),
 }
@@ -149,25 +172,38 @@ pub fn read_meta(dir: &Path) -> Result<CheckpointMeta, CheckpointError> {
     Ok(meta)
 }
 
-/// Loads a checkpoint's network onto `device`.
-pub fn load_model(
+/// Loads a checkpoint's network for `game` onto `device`. A checkpoint of
+/// another game is refused by name. (A network serves every variant of its
+/// game: the variant is part of what it sees.)
+pub fn load_model<G: Game>(
+    game: &G,
     dir: &Path,
     device: &burn::tensor::Device,
 ) -> Result<(Model, CheckpointMeta), CheckpointError> {
     let meta = read_meta(dir)?;
+    if meta.game != G::NAME {
+        return Err(CheckpointError::OtherGame {
+            path: dir.to_path_buf(),
+            found: format!("{} ({})", meta.game, meta.variant),
+            expected: G::NAME.into(),
+        });
+    }
     let model = load_weights(
         &meta.model.to_model_config(),
+        &game.net_shape(),
         &dir.join("model.bpk"),
         device,
     )?;
     Ok((model, meta))
 }
 
-/// A single-threaded evaluator on a checkpoint's network (CPU backend).
-pub fn load_evaluator(dir: &Path) -> Result<NetEvaluator, CheckpointError> {
+/// A single-threaded evaluator on a checkpoint's network for `game` (CPU
+/// backend).
+pub fn load_evaluator<G: Game>(game: &G, dir: &Path) -> Result<NetEvaluator<G>, CheckpointError> {
     let device = crate::nn::default_device();
-    let (model, _) = load_model(dir, &device)?;
+    let (model, _) = load_model(game, dir, &device)?;
     Ok(NetEvaluator::new(
+        game.clone(),
         model,
         device,
         crate::nn::InferenceOptions::default(),

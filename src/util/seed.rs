@@ -8,7 +8,7 @@
 /// players of one game) derive again: `sub_seed(sub_seed(seed, game), 1)`.
 ///
 /// ```
-/// use yinsh_zero::eval::sub_seed;
+/// use yinsh_zero::util::sub_seed;
 /// assert_eq!(sub_seed(7, 3), sub_seed(7, 3));
 /// assert_ne!(sub_seed(7, 3), sub_seed(7, 4));
 /// assert_ne!(sub_seed(7, 3), sub_seed(8, 3));

@@ -1,12 +1,11 @@
-//! What the network sees of a position, and how its policy output maps back
-//! onto actions.
+//! What the network sees of a YINSH position.
 //!
 //! A position becomes [`INPUT_PLANES`] planes over the 11x11 grid of
-//! [`Point::index`](crate::yinsh::Point::index) cells (plane-major: `out[plane * 121 + cell]`), always
-//! from the point of view of the player to act, so one network plays both
-//! sides. The policy side is the dense [`Action::index`] of size
-//! [`ACTION_SPACE`]: [`legal_indices`], [`legal_mask`] and [`masked_softmax`]
-//! pick the legal actions out of it.
+//! [`Point::index`](crate::yinsh::Point::index) cells (plane-major:
+//! `out[plane * 121 + cell]`), always from the point of view of the player
+//! to act, so one network plays both sides. The policy side is the dense
+//! [`Action::index`](crate::yinsh::Action::index) of size
+//! [`ACTION_SPACE`](crate::yinsh::ACTION_SPACE).
 //!
 //! # Symmetry
 //!
@@ -19,13 +18,32 @@
 
 pub mod planes;
 
-use arrayvec::ArrayVec;
-
 pub use planes::INPUT_PLANES;
 
 use crate::yinsh::point::{CELLS, VALID};
-use crate::yinsh::position::{MARKERS, MAX_ACTIONS};
-use crate::yinsh::{ACTION_SPACE, Action, Decision, Position};
+use crate::yinsh::position::MARKERS;
+use crate::yinsh::{Decision, Position};
+
+/// Input plane names, in order (see [`planes`](super::planes)), as an
+/// exported network's manifest lists them.
+pub const PLANE_NAMES: [&str; INPUT_PLANES] = [
+    "own_rings",
+    "own_markers",
+    "opponent_rings",
+    "opponent_markers",
+    "valid_point",
+    "decision_place_ring",
+    "decision_move_ring",
+    "decision_remove_row",
+    "decision_remove_ring",
+    "own_rings_removed",
+    "opponent_rings_removed",
+    "markers_in_pool",
+    "white_to_act",
+    "black_to_act",
+    "opponent_passed",
+    "blitz",
+];
 
 /// Floats written by [`encode`] for one position.
 pub const INPUT_SIZE: usize = INPUT_PLANES * CELLS;
@@ -34,7 +52,7 @@ pub const INPUT_SIZE: usize = INPUT_PLANES * CELLS;
 /// act. Everything already in that range is overwritten.
 ///
 /// ```
-/// use yinsh_zero::encode::{encode, planes, INPUT_SIZE};
+/// use yinsh_zero::yinsh::encode::{encode, planes, INPUT_SIZE};
 /// use yinsh_zero::yinsh::{Action, Position};
 ///
 /// let mut pos = Position::new();
@@ -119,70 +137,4 @@ pub fn encode(pos: &Position, out: &mut [f32]) {
 
 fn plane_mut(out: &mut [f32], k: usize) -> &mut [f32] {
     &mut out[k * CELLS..(k + 1) * CELLS]
-}
-
-/// Encodes a batch: position `i` goes to `out[i * INPUT_SIZE..]`.
-///
-/// # Panics
-/// If `out` is shorter than `positions.len() * INPUT_SIZE`.
-pub fn encode_batch(positions: &[Position], out: &mut [f32]) {
-    assert!(
-        out.len() >= positions.len() * INPUT_SIZE,
-        "encode_batch: room for {} floats, {} positions need {}",
-        out.len(),
-        positions.len(),
-        positions.len() * INPUT_SIZE
-    );
-    for (pos, chunk) in positions.iter().zip(out.chunks_exact_mut(INPUT_SIZE)) {
-        encode(pos, chunk);
-    }
-}
-
-/// The dense indices of the legal actions of `pos`, in
-/// [`Position::legal_actions`] order.
-pub fn legal_indices(pos: &Position) -> ArrayVec<usize, MAX_ACTIONS> {
-    pos.legal_actions().iter().map(|a| a.index()).collect()
-}
-
-/// `true` at the dense index of every legal action of `pos`; length
-/// [`ACTION_SPACE`].
-pub fn legal_mask(pos: &Position) -> Vec<bool> {
-    let mut mask = vec![false; ACTION_SPACE];
-    for a in pos.legal_actions() {
-        mask[a.index()] = true;
-    }
-    mask
-}
-
-/// Softmax of the dense policy `logits` restricted to `actions`: entry `i`
-/// is the probability of `actions[i]`. Illegal actions take no mass, however
-/// large their logits. An empty `actions` gives an empty vector.
-///
-/// ```
-/// use yinsh_zero::encode::masked_softmax;
-/// use yinsh_zero::yinsh::{ACTION_SPACE, Position};
-///
-/// let pos = Position::new();
-/// let mut logits = vec![0.0f32; ACTION_SPACE];
-/// logits[ACTION_SPACE - 1] = 100.0; // pass is illegal here
-/// let priors = masked_softmax(&logits, &pos.legal_actions());
-/// assert_eq!(priors.len(), 85);
-/// assert!((priors.iter().sum::<f32>() - 1.0).abs() < 1e-5);
-/// ```
-///
-/// # Panics
-/// If `logits` is shorter than [`ACTION_SPACE`].
-pub fn masked_softmax(logits: &[f32], actions: &[Action]) -> Vec<f32> {
-    let logits = &logits[..ACTION_SPACE];
-    let mut out: Vec<f32> = actions.iter().map(|a| logits[a.index()]).collect();
-    let max = out.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-    let mut sum = 0.0;
-    for x in &mut out {
-        *x = (*x - max).exp();
-        sum += *x;
-    }
-    for x in &mut out {
-        *x /= sum;
-    }
-    out
 }

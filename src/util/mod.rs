@@ -1,0 +1,8 @@
+//! The ground floor: small utilities every room above may use and none of
+//! which knows a game, a network or a run.
+
+pub mod atomic;
+pub mod seed;
+
+pub use atomic::write_atomic;
+pub use seed::sub_seed;

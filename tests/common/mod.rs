@@ -1,0 +1,5 @@
+//! Helpers shared by the integration tests.
+// Each test binary compiles this module and uses only part of it.
+#![allow(dead_code)]
+
+pub mod tictactoe;

@@ -1,0 +1,136 @@
+//! The whole loop on a game other than YINSH: self-play, record files,
+//! replay window, training, checkpoints and baseline matches run on
+//! tic-tac-toe (defined in the tests, on the public `Game` trait only) and
+//! the trained network must never lose to a perfect player.
+
+mod common;
+
+use std::sync::atomic::AtomicBool;
+
+use common::tictactoe::{Board, PerfectPlayer, TicTacToe};
+use yinsh_zero::checkpoint;
+use yinsh_zero::eval::{Player, parse_game_player, play_game};
+use yinsh_zero::game::{Color, GameResult};
+use yinsh_zero::run::config::{DEFAULT_CONFIG, RunConfig};
+use yinsh_zero::run::train_loop::{RunDir, train};
+
+/// A run sized for tic-tac-toe: a tiny network, every candidate promoted.
+fn config(generations: u64) -> RunConfig {
+    let mut cfg = RunConfig::from_toml(DEFAULT_CONFIG, "the default config").unwrap();
+    cfg.game.name = "tictactoe".into();
+    cfg.game.variant = "standard".into();
+    cfg.run.generations = generations;
+    cfg.run.games_per_generation = 96;
+    cfg.run.seed = 7;
+    cfg.model.blocks = 1;
+    cfg.model.channels = 32;
+    cfg.model.value_channels = 4;
+    cfg.model.value_hidden = 32;
+    cfg.search.simulations = 48;
+    cfg.search.fast_simulations = 48;
+    cfg.search.full_search_prob = 1.0;
+    cfg.search.gumbel_m = 9;
+    cfg.search.temperature_turns = 9;
+    cfg.selfplay.workers = 2;
+    cfg.selfplay.games_in_flight = 48;
+    cfg.selfplay.random_placements = 1;
+    cfg.selfplay.resign = false;
+    cfg.selfplay.games_per_file = 48;
+    cfg.replay.min_size = 3000;
+    cfg.replay.max_size = 20000;
+    cfg.train.batch_size = 64;
+    cfg.train.min_positions = 300;
+    cfg.train.train_ratio = 8.0;
+    cfg.train.warmup_steps = 10;
+    cfg.train.learning_rate = 0.003;
+    cfg.train.margin_loss_weight = 0.0;
+    cfg.gating.enabled = false;
+    cfg.baseline.every = generations;
+    cfg.baseline.opponents = vec!["random".into()];
+    cfg.baseline.games = 10;
+    cfg.baseline.simulations = 16;
+    cfg.baseline.random_placements = 0;
+    cfg
+}
+
+/// Games of `player` against a perfect player from the empty board, with
+/// both colours: (wins, draws, losses) of `player`.
+fn against_perfect(spec: &str, games: u64) -> (u32, u32, u32) {
+    let (mut w, mut d, mut l) = (0, 0, 0);
+    for i in 0..games {
+        let mut net: Box<dyn Player<Board>> = parse_game_player(&TicTacToe, spec, i).unwrap();
+        let mut perfect = PerfectPlayer::new(1000 + i);
+        let net_color = if i % 2 == 0 {
+            Color::White
+        } else {
+            Color::Black
+        };
+        let record = if net_color == Color::White {
+            play_game(net.as_mut(), &mut perfect, Board::new())
+        } else {
+            play_game(&mut perfect, net.as_mut(), Board::new())
+        }
+        .unwrap();
+        match record.result {
+            GameResult::Draw => d += 1,
+            GameResult::Win(c) if c == net_color => w += 1,
+            GameResult::Win(_) => l += 1,
+        }
+    }
+    (w, d, l)
+}
+
+#[test]
+fn the_trained_network_never_loses_to_a_perfect_player() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = RunDir::new(tmp.path());
+    let generations = 12;
+    let summary = train(
+        &TicTacToe,
+        &run,
+        config(generations),
+        &AtomicBool::new(false),
+    )
+    .unwrap();
+    assert_eq!(summary.last_generation, generations);
+    assert!(!summary.interrupted);
+
+    let ckpts = run.checkpoints();
+    let best = checkpoint::read_best(&ckpts).unwrap().unwrap();
+    assert_eq!(
+        best, generations,
+        "with gating off every candidate is promoted"
+    );
+    let meta = checkpoint::read_meta(&checkpoint::generation_dir(&ckpts, best)).unwrap();
+    assert_eq!(meta.game, "tictactoe");
+    assert!(meta.train_steps > 0 && meta.positions_generated > 0);
+
+    let untrained = checkpoint::generation_dir(&ckpts, 0);
+    let trained = checkpoint::generation_dir(&ckpts, best);
+    let policy = |dir: &std::path::Path| format!("net-policy:checkpoint={}", dir.display());
+    let searched = |dir: &std::path::Path| format!("net-mcts:checkpoint={},sims=32", dir.display());
+
+    // The network alone, no search: the untrained one loses, the trained one never does.
+    let (_, _, lost_before) = against_perfect(&policy(&untrained), 40);
+    eprintln!("untrained policy vs perfect: lost {lost_before} of 40");
+    assert!(
+        lost_before > 0,
+        "an untrained network should lose to perfect play"
+    );
+    let (won, drawn, lost) = against_perfect(&policy(&trained), 40);
+    assert_eq!(
+        (won, lost),
+        (0, 0),
+        "trained policy vs perfect: {won} won, {drawn} drawn, {lost} lost"
+    );
+    let (won, drawn, lost) = against_perfect(&searched(&trained), 20);
+    assert_eq!(
+        (won, lost),
+        (0, 0),
+        "trained search vs perfect: {won} won, {drawn} drawn, {lost} lost"
+    );
+
+    // The baseline match ran against the generic random player.
+    let metrics = std::fs::read_to_string(run.logs().join("metrics.jsonl")).unwrap();
+    assert!(metrics.contains("baseline/random"), "{metrics}");
+}
