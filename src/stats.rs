@@ -194,11 +194,7 @@ impl Tallies {
         RandomGameStats {
             games: self.games,
             seed,
-            variant: if variant == Variant::BLITZ {
-                "blitz"
-            } else {
-                "standard"
-            },
+            variant: variant.name(),
             mean_ring_moves: ratio(rm_sum, rm_n),
             median_ring_moves: median(&self.ring_moves),
             max_ring_moves: last_nonzero(&self.ring_moves),

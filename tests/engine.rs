@@ -171,3 +171,57 @@ fn in_process_failures_are_play_errors() {
     );
     assert!(err.to_string().contains("bestmove a1-a2"), "{err}");
 }
+
+#[test]
+fn the_game_line_names_the_game_and_refuses_another() {
+    let mut child = Command::new(BIN)
+        .args(["engine", "--player", "random", "--variant", "blitz"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    writeln!(
+        stdin,
+        "game\ngame yinsh standard\ngame\nnewgame\ngame\ngame chess\ngame yinsh nonsense\nquit"
+    )
+    .unwrap();
+    drop(stdin);
+    let lines: Vec<String> = BufReader::new(child.stdout.take().unwrap())
+        .lines()
+        .map(|l| l.unwrap())
+        .collect();
+    assert!(child.wait().unwrap().success());
+    assert_eq!(
+        lines[..3],
+        [
+            "game yinsh blitz",
+            "game yinsh standard",
+            "game yinsh blitz"
+        ],
+        "{lines:?}"
+    );
+    assert!(
+        lines[3].starts_with("error ") && lines[3].contains("engine --game chess"),
+        "{lines:?}"
+    );
+    assert!(
+        lines[4].starts_with("error ") && lines[4].contains("nonsense"),
+        "{lines:?}"
+    );
+}
+
+#[test]
+fn an_unknown_game_is_refused_at_start() {
+    let out = Command::new(BIN)
+        .args(["engine", "--game", "chess"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("unknown game `chess`") && err.contains("yinsh"),
+        "{err}"
+    );
+}

@@ -9,7 +9,7 @@ use std::collections::BTreeSet;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use reference::{Cell, Game, Phase, Side};
-use yinsh_zero::yinsh::perft::{perft, perft_divide, perft_parallel};
+use yinsh_zero::game::perft::{perft, perft_divide, perft_parallel};
 use yinsh_zero::yinsh::{Action, Color, Decision, Point, Position};
 
 fn side(c: Color) -> Side {

@@ -504,3 +504,57 @@ fn generic_players_play_it() {
         .to_string();
     assert!(e.contains("unknown player `greedy`"), "{e}");
 }
+
+#[test]
+fn the_engine_protocol_plays_it() {
+    use yinsh_zero::engine::Engine;
+    let mut e = Engine::for_game(TicTacToe, "mcts-rollout:playouts=400", 3).unwrap();
+    assert_eq!(e.handle("game").lines, ["game tictactoe standard"]);
+    assert!(e.handle("game yinsh").lines[0].starts_with("error "));
+    // X has b2 and a3; O must take c1 or lose.
+    assert!(
+        e.handle("position startpos moves b2 a1 a3")
+            .lines
+            .is_empty()
+    );
+    let reply = e.handle("go");
+    assert_eq!(
+        reply.lines.last().unwrap(),
+        "bestmove c1",
+        "{:?}",
+        reply.lines
+    );
+    assert!(e.handle("play c1").lines.is_empty());
+    assert!(e.handle("play c1").lines[0].starts_with("error "));
+    let d = e.handle("d").lines;
+    assert_eq!(d.last().unwrap(), "moves b2 a1 a3 c1", "{d:?}");
+    assert!(e.handle("newgame blitz").lines[0].starts_with("error "));
+}
+
+#[test]
+fn the_generic_alphabeta_solves_it() {
+    // With the default evaluation (none) it searches to the end: perfect.
+    for i in 0..12u64 {
+        let mut ab = parse_game_player(&TicTacToe, "alphabeta:depth=9", i).unwrap();
+        let mut perfect = PerfectPlayer::new(100 + i);
+        let rec = if i % 2 == 0 {
+            play_game(ab.as_mut(), &mut perfect, TicTacToe.start())
+        } else {
+            play_game(&mut perfect, ab.as_mut(), TicTacToe.start())
+        }
+        .unwrap();
+        assert_eq!(rec.result, GameResult::Draw, "game {i}: {:?}", rec.actions);
+    }
+    // It takes a win in one rather than a slower one, and says so.
+    let mut ab = parse_game_player(&TicTacToe, "alphabeta:depth=9", 0).unwrap();
+    let pos = board("XX. OO. ...");
+    assert_eq!(ab.choose(&pos).to_string(), "c3");
+    let info = ab.info().unwrap();
+    assert!(info.value.unwrap() > 0.9, "{info:?}");
+    // O, to act, wins at once rather than blocking X's row.
+    let mut ab = parse_game_player(&TicTacToe, "alphabeta:depth=2", 0).unwrap();
+    let pos = board("XX. OO. X..");
+    assert_eq!(ab.choose(&pos).to_string(), "c2");
+    let names: Vec<&str> = players_of::<TicTacToe>().iter().map(|p| p.name).collect();
+    assert!(names.contains(&"alphabeta"), "{names:?}");
+}

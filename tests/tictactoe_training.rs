@@ -11,8 +11,9 @@ use common::tictactoe::{Board, PerfectPlayer, TicTacToe};
 use yinsh_zero::checkpoint;
 use yinsh_zero::eval::{Player, parse_game_player, play_game};
 use yinsh_zero::game::{Color, GameResult};
+use yinsh_zero::run::RunDir;
 use yinsh_zero::run::config::{DEFAULT_CONFIG, RunConfig};
-use yinsh_zero::run::train_loop::{RunDir, train};
+use yinsh_zero::run::train_loop::train;
 
 /// A run sized for tic-tac-toe: a tiny network, every candidate promoted.
 fn config(generations: u64) -> RunConfig {

@@ -113,6 +113,25 @@ fn the_tiny_loop_writes_checkpoints_metrics_and_resumes() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    // Not a terminal: a plain line starts and ends each phase, and the
+    // last line says what happened in words.
+    let err = String::from_utf8_lossy(&out.stderr);
+    for phase in ["self-play", "training", "gating", "baseline matches"] {
+        let start = format!("generation 2 {phase}: ");
+        assert_eq!(err.matches(&start).count(), 2, "{phase}:\n{err}");
+        assert!(
+            err.lines()
+                .any(|l| l.starts_with(&start) && l.contains(" s")),
+            "{phase}:\n{err}"
+        );
+    }
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        said.contains(
+            "trained generations 1 to 2 (the config's limit is reached); best network: generation"
+        ),
+        "{said}"
+    );
     let ckpts = run.join("checkpoints");
     assert_eq!(checkpoint::list(&ckpts).unwrap(), vec![0, 1, 2]);
     assert!(checkpoint::read_best(&ckpts).unwrap().is_some());

@@ -4,20 +4,39 @@
 use std::io;
 
 use yinsh_zero::engine::{Engine, serve};
+use yinsh_zero::eval::GamePlayers;
+use yinsh_zero::games::{GameTask, with_game};
 
 #[derive(clap::Args)]
 pub struct Args {
     /// The player that answers `go`: any spec `yinsh-zero match` accepts
-    /// except external programs.
+    /// for the game, except external programs.
     #[arg(long, value_name = "SPEC", default_value = "alphabeta:depth=3")]
     pub player: String,
     /// Seed of the player's randomness.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
+    /// The game the engine plays (`game` on the protocol reports it).
+    #[arg(long, default_value = "yinsh")]
+    pub game: String,
+    /// The variant a plain `newgame` starts.
+    #[arg(long, default_value = "standard")]
+    pub variant: String,
+}
+
+/// The protocol on stdin/stdout for the game the flags name.
+struct Serve<'a>(&'a Args);
+
+impl GameTask for Serve<'_> {
+    type Output = anyhow::Result<()>;
+    fn run<G: GamePlayers>(self, game: G) -> Self::Output {
+        let mut engine =
+            Engine::for_game(game, &self.0.player, self.0.seed).map_err(anyhow::Error::msg)?;
+        serve(io::stdin().lock(), io::stdout().lock(), &mut engine)?;
+        Ok(())
+    }
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let mut engine = Engine::new(&args.player, args.seed).map_err(anyhow::Error::msg)?;
-    serve(io::stdin().lock(), io::stdout().lock(), &mut engine)?;
-    Ok(())
+    with_game(&args.game, &args.variant, Serve(&args))?
 }

@@ -156,11 +156,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             "a player is listed twice in {players:?}"
         );
     }
-    let variant = if args.blitz {
-        Variant::BLITZ
-    } else {
-        Variant::STANDARD
-    };
+    let variant = Variant::blitz_if(args.blitz);
     let openings = match &args.openings {
         None => Openings::Random(args.opening_rings),
         Some(path) => Openings::Fixed(read_openings(path, variant)?),
@@ -355,7 +351,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         let out = JsonOut {
             seed,
             games_per_pairing: args.games,
-            variant: if args.blitz { "blitz" } else { "standard" },
+            variant: Variant::blitz_if(args.blitz).name(),
             pairings: &result.pairings,
             ratings_this_run: this_run.as_ref().ok(),
             ratings: overall.as_ref().ok(),
@@ -396,7 +392,7 @@ fn history_only(args: &Args) -> anyhow::Result<()> {
         let out = JsonOut {
             seed: 0,
             games_per_pairing: 0,
-            variant: if args.blitz { "blitz" } else { "standard" },
+            variant: Variant::blitz_if(args.blitz).name(),
             pairings: &pairings,
             ratings_this_run: None,
             ratings: fit.as_ref().ok(),

@@ -73,11 +73,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     );
     check_spec(&args.white).map_err(anyhow::Error::msg)?;
     check_spec(&args.black).map_err(anyhow::Error::msg)?;
-    let variant = if args.blitz {
-        Variant::BLITZ
-    } else {
-        Variant::STANDARD
-    };
+    let variant = Variant::blitz_if(args.blitz);
     // The arena of `play_match`, but with external programs allowed and a
     // failing player forfeiting its game instead of ending the match.
     let config = MatchConfig {

@@ -3,60 +3,77 @@
 use std::time::Instant;
 
 use anyhow::Context;
-use yinsh_zero::yinsh::Position;
-use yinsh_zero::yinsh::notation::parse_game;
-use yinsh_zero::yinsh::perft::{perft_divide, perft_parallel};
+use yinsh_zero::eval::GamePlayers;
+use yinsh_zero::game::State;
+use yinsh_zero::game::perft::{perft_divide, perft_parallel};
+use yinsh_zero::games::{GameTask, with_game};
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// Number of decisions to look ahead (placements, ring moves, passes,
-    /// row and ring removals each count one).
+    /// Number of decisions to look ahead (YINSH: placements, ring moves,
+    /// passes, row and ring removals each count one).
     #[arg(long, short)]
     depth: u32,
-    /// Play the Blitz variant (one removed ring wins).
-    #[arg(long)]
+    /// The game.
+    #[arg(long, default_value = "yinsh")]
+    game: String,
+    /// The game's variant.
+    #[arg(long, default_value = "standard")]
+    variant: String,
+    /// Play YINSH's Blitz variant (one removed ring wins): `--variant blitz`.
+    #[arg(long, conflicts_with = "variant")]
     blitz: bool,
     /// Print the count below each legal first decision.
     #[arg(long)]
     divide: bool,
-    /// Start from the position after this game prefix in official GIPF
+    /// Start from the position after this game prefix in the game's
     /// notation, e.g. --position "e3 f6 g5 d4 h8 c3 i9 b2 j10 a2 e3-e7".
     #[arg(long, value_name = "NOTATION", default_value = "")]
     position: String,
 }
 
-pub fn run(args: Args) -> anyhow::Result<()> {
-    let mut pos = if args.blitz {
-        Position::blitz()
-    } else {
-        Position::new()
-    };
-    let actions = parse_game(&pos, &args.position).context("--position")?;
-    for a in actions {
-        pos.play_unchecked(a);
-    }
-    println!("{pos}");
+struct Perft<'a>(&'a Args);
 
-    let started = Instant::now();
-    let nodes = if args.divide {
-        let divide = perft_divide(&pos, args.depth);
-        for (action, n) in &divide {
-            println!("{action}: {n}");
+impl GameTask for Perft<'_> {
+    type Output = anyhow::Result<()>;
+    fn run<G: GamePlayers>(self, game: G) -> Self::Output {
+        let args = self.0;
+        let mut pos = game.start();
+        let actions = game
+            .parse_game(&pos, &args.position)
+            .map_err(anyhow::Error::msg)
+            .context("--position")?;
+        for a in actions {
+            pos.play_unchecked(a);
         }
-        if divide.is_empty() {
-            // Depth 0 or a finished game: the position itself is the one leaf.
-            perft_parallel(&pos, args.depth)
+        println!("{pos}");
+
+        let started = Instant::now();
+        let nodes = if args.divide {
+            let divide = perft_divide(&pos, args.depth);
+            for (action, n) in &divide {
+                println!("{action}: {n}");
+            }
+            if divide.is_empty() {
+                // Depth 0 or a finished game: the position itself is the one leaf.
+                perft_parallel(&pos, args.depth)
+            } else {
+                divide.iter().map(|&(_, n)| n).sum()
+            }
         } else {
-            divide.iter().map(|&(_, n)| n).sum()
-        }
-    } else {
-        perft_parallel(&pos, args.depth)
-    };
-    let seconds = started.elapsed().as_secs_f64();
-    println!("perft {}: {nodes}", args.depth);
-    println!(
-        "time {seconds:.3} s, {:.0} nodes/s",
-        nodes as f64 / seconds.max(1e-9)
-    );
-    Ok(())
+            perft_parallel(&pos, args.depth)
+        };
+        let seconds = started.elapsed().as_secs_f64();
+        println!("perft {}: {nodes}", args.depth);
+        println!(
+            "time {seconds:.3} s, {:.0} nodes/s",
+            nodes as f64 / seconds.max(1e-9)
+        );
+        Ok(())
+    }
+}
+
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let variant = if args.blitz { "blitz" } else { &args.variant };
+    with_game(&args.game, variant, Perft(&args))?
 }

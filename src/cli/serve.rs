@@ -2,16 +2,19 @@
 
 use std::io::Write;
 use std::net::SocketAddr;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::Context;
 
+use yinsh_zero::run::RunDir;
 use yinsh_zero::web::{ServeConfig, bounded_spec, serve};
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// Run directory whose metrics and evaluations the dashboard shows.
+    /// Run directory whose metrics and evaluations the dashboard shows
+    /// (default: the run `train` writes without --run, this project's
+    /// checkpoints/ and data/).
     #[arg(long, value_name = "DIR")]
     pub run: Option<PathBuf>,
     /// The opponent the page offers first: a player spec such as
@@ -44,11 +47,15 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         yinsh_zero::eval::parse_player(&spec, 0)
             .with_context(|| format!("--player `{}`", args.player))?;
     }
-    if let Some(dir) = &args.run {
-        anyhow::ensure!(dir.is_dir(), "--run {}: not a directory", dir.display());
-    }
+    let run = match &args.run {
+        Some(dir) => {
+            anyhow::ensure!(dir.is_dir(), "--run {}: not a directory", dir.display());
+            RunDir::new(dir)
+        }
+        None => RunDir::project_default(Path::new(".")),
+    };
     let config = ServeConfig {
-        run_dir: args.run,
+        run_dir: Some(run.meta().to_path_buf()),
         default_opponent: args.player,
         max_think,
         analysis_simulations: args.analysis_sims.max(1),

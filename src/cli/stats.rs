@@ -28,11 +28,7 @@ pub struct Args {
 
 pub fn run(args: Args) -> anyhow::Result<()> {
     ensure!(args.games > 0, "--games must be at least 1");
-    let variant = if args.blitz {
-        Variant::BLITZ
-    } else {
-        Variant::STANDARD
-    };
+    let variant = Variant::blitz_if(args.blitz);
     let stats = random_game_stats(args.games, args.seed, variant);
     if let Some(path) = &args.plot {
         plot_branching(&stats, path).context("writing --plot")?;

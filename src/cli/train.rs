@@ -6,8 +6,9 @@ use std::sync::atomic::AtomicBool;
 use yinsh_zero::checkpoint;
 use yinsh_zero::eval::GamePlayers;
 use yinsh_zero::games::{GameTask, with_game};
+use yinsh_zero::run::RunDir;
 use yinsh_zero::run::config::RunConfig;
-use yinsh_zero::run::train_loop::{LoopSummary, RunDir, train};
+use yinsh_zero::run::train_loop::{LoopSummary, train};
 
 #[derive(clap::Args)]
 pub struct Args {

@@ -3,10 +3,10 @@
 use std::io::{self, BufRead, Write};
 use std::time::Instant;
 
-use crate::eval::{MoveInfo, Player, PlayerSpec, parse_player, players_of};
+use crate::eval::{GamePlayers, MoveInfo, Player, PlayerSpec, parse_game_player, players_of};
+use crate::game::{ActionOf, State};
 use crate::util::sub_seed;
-use crate::yinsh::notation::{format_game, parse_action, parse_game};
-use crate::yinsh::{Action, Position, Variant};
+use crate::yinsh::Yinsh;
 
 /// What the server says back to one command.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -29,7 +29,8 @@ impl Reply {
     }
 }
 
-/// The state of the engine: which player, which game, where in it.
+/// The state of the engine: which player, which game and variant, where
+/// in it. YINSH unless built with [`Engine::for_game`].
 ///
 /// ```
 /// use yinsh_zero::engine::Engine;
@@ -43,38 +44,51 @@ impl Reply {
 /// assert!(e.handle("play zz").lines[0].starts_with("error "));
 /// assert!(e.handle("quit").quit);
 /// ```
-pub struct Engine {
+pub struct Engine<G: GamePlayers = Yinsh> {
+    /// The variant `newgame` without one starts.
+    first: G,
+    game: G,
     spec: PlayerSpec,
     seed: u64,
     builds: u64,
-    player: Box<dyn Player<Position>>,
-    start: Position,
-    actions: Vec<Action>,
-    pos: Position,
+    player: Box<dyn Player<G::State>>,
+    start: G::State,
+    actions: Vec<ActionOf<G>>,
+    pos: G::State,
 }
 
-impl Engine {
-    /// An engine playing `spec` (any spec [`parse_player`] knows), its
-    /// randomness seeded with `seed`.
-    pub fn new(spec: &str, seed: u64) -> Result<Engine, String> {
+impl Engine<Yinsh> {
+    /// A YINSH engine (standard rules until `newgame blitz`) playing
+    /// `spec`, its randomness seeded with `seed`.
+    pub fn new(spec: &str, seed: u64) -> Result<Engine<Yinsh>, String> {
+        Engine::for_game(Yinsh::standard(), spec, seed)
+    }
+}
+
+impl<G: GamePlayers> Engine<G> {
+    /// An engine for `game` playing `spec` (any spec
+    /// [`parse_game_player`] knows for it), its randomness seeded with `seed`.
+    pub fn for_game(game: G, spec: &str, seed: u64) -> Result<Engine<G>, String> {
         let parsed: PlayerSpec = spec.parse().map_err(|e| format!("{e}"))?;
-        let player = parse_player(spec, seed).map_err(|e| e.to_string())?;
-        let start = Position::new();
+        let player = parse_game_player(&game, spec, seed).map_err(|e| e.to_string())?;
+        let start = game.start();
         let mut e = Engine {
+            first: game.clone(),
+            game,
             spec: parsed,
             seed,
             builds: 1,
             player,
+            pos: start.clone(),
             start,
             actions: Vec::new(),
-            pos: start,
         };
         e.player.new_game(&e.start);
         Ok(e)
     }
 
     /// The current position.
-    pub fn position(&self) -> &Position {
+    pub fn position(&self) -> &G::State {
         &self.pos
     }
 
@@ -94,6 +108,7 @@ impl Engine {
                 "yinshok".into(),
             ]),
             "isready" => Reply::lines(vec!["readyok".into()]),
+            "game" => self.game_cmd(&rest),
             "newgame" => self.newgame(&rest),
             "position" => self.position_cmd(&rest),
             "play" => self.play(&rest),
@@ -104,25 +119,49 @@ impl Engine {
                 quit: true,
             },
             other => Reply::error(format!(
-                "unknown command `{other}`; known: yinsh, isready, newgame, position, play, go, d, quit"
+                "unknown command `{other}`; known: yinsh, isready, game, newgame, position, play, go, d, quit"
+            )),
+        }
+    }
+
+    /// `game`: which game and variant this engine plays. `game <name>
+    /// [variant]`: a new game of `name` (which must be this engine's game;
+    /// another needs `engine --game <name>`).
+    fn game_cmd(&mut self, args: &[&str]) -> Reply {
+        match args {
+            [] => Reply::lines(vec![format!("game {} {}", G::NAME, self.game.variant())]),
+            [name, variant @ ..] if *name == G::NAME && variant.len() <= 1 => self.newgame(variant),
+            [name, ..] if *name != G::NAME => Reply::error(format!(
+                "`game {}`: this engine plays {}; start `yinsh-zero engine --game {name}` for another game",
+                args.join(" "),
+                G::NAME
+            )),
+            _ => Reply::error(format!(
+                "`game {}`: expected `game` or `game {} [variant]`",
+                args.join(" "),
+                G::NAME
             )),
         }
     }
 
     fn newgame(&mut self, args: &[&str]) -> Reply {
-        let variant = match args {
-            [] | ["standard"] => Variant::STANDARD,
-            ["blitz"] => Variant::BLITZ,
+        let game = match args {
+            [] => self.first.clone(),
+            [variant] => match G::with_variant(variant) {
+                Ok(g) => g,
+                Err(e) => return Reply::error(format!("`newgame {variant}`: {e}")),
+            },
             _ => {
                 return Reply::error(format!(
-                    "`newgame {}`: expected `newgame`, `newgame standard` or `newgame blitz`",
+                    "`newgame {}`: expected `newgame` or `newgame <variant>`",
                     args.join(" ")
                 ));
             }
         };
-        self.start = Position::with_variant(variant);
+        self.start = game.start();
+        self.game = game;
         self.actions.clear();
-        self.pos = self.start;
+        self.pos = self.start.clone();
         self.player.new_game(&self.start);
         Reply::none()
     }
@@ -135,7 +174,7 @@ impl Engine {
             _ => return Reply::error(format!("`position {}`: {usage}", args.join(" "))),
         };
         let text = moves.join(" ");
-        let actions = match parse_game(&self.start, &text) {
+        let actions = match self.game.parse_game(&self.start, &text) {
             Ok(a) => a,
             Err(e) => return Reply::error(format!("position not set: {e}")),
         };
@@ -147,7 +186,7 @@ impl Engine {
             }
         } else {
             self.actions.clear();
-            self.pos = self.start;
+            self.pos = self.start.clone();
             self.player.new_game(&self.start);
             for a in actions {
                 self.apply(a);
@@ -156,7 +195,7 @@ impl Engine {
         Reply::none()
     }
 
-    fn apply(&mut self, a: Action) {
+    fn apply(&mut self, a: ActionOf<G>) {
         self.player.observe(&self.pos, a);
         self.pos.play_unchecked(a);
         self.actions.push(a);
@@ -169,7 +208,7 @@ impl Engine {
         if self.pos.is_over() {
             return Reply::error(format!("`play {text}`: the game is over"));
         }
-        match parse_action(&self.pos, text) {
+        match self.game.parse_action(&self.pos, text) {
             Ok(a) => {
                 self.apply(a);
                 Reply::none()
@@ -185,7 +224,7 @@ impl Engine {
         let mut lines = Vec::new();
         // A limit on `go` builds a player with that option (following the
         // game so far); the engine's own player keeps its tree for plain `go`.
-        let mut special: Option<Box<dyn Player<Position>>> = None;
+        let mut special: Option<Box<dyn Player<G::State>>> = None;
         match args {
             [] => {}
             [key, value] => match self.with_limit(key, value) {
@@ -199,7 +238,7 @@ impl Engine {
             )),
         }
         let clock = Instant::now();
-        let player: &mut dyn Player<Position> = match &mut special {
+        let player: &mut dyn Player<G::State> = match &mut special {
             Some(p) => p.as_mut(),
             None => self.player.as_mut(),
         };
@@ -228,8 +267,8 @@ impl Engine {
     }
 
     /// A fresh player with one limit changed, caught up with the game.
-    fn with_limit(&mut self, key: &str, value: &str) -> Result<Box<dyn Player<Position>>, String> {
-        let players = players_of::<crate::yinsh::Yinsh>();
+    fn with_limit(&mut self, key: &str, value: &str) -> Result<Box<dyn Player<G::State>>, String> {
+        let players = players_of::<G>();
         let info = players
             .iter()
             .find(|p| p.name == self.spec.name)
@@ -254,10 +293,14 @@ impl Engine {
         spec.options.retain(|(k, _)| k != option);
         spec.options.push((option.to_string(), value.to_string()));
         self.builds += 1;
-        let mut p = parse_player(&spec.to_string(), sub_seed(self.seed, self.builds))
-            .map_err(|e| format!("`go {key} {value}`: {e}"))?;
+        let mut p = parse_game_player(
+            &self.game,
+            &spec.to_string(),
+            sub_seed(self.seed, self.builds),
+        )
+        .map_err(|e| format!("`go {key} {value}`: {e}"))?;
         p.new_game(&self.start);
-        let mut pos = self.start;
+        let mut pos = self.start.clone();
         for &a in &self.actions {
             p.observe(&pos, a);
             pos.play_unchecked(a);
@@ -267,28 +310,24 @@ impl Engine {
 
     fn display(&self) -> Reply {
         let mut lines: Vec<String> = self.pos.to_string().lines().map(String::from).collect();
+        lines.push(format!("variant {}", self.game.variant()));
         lines.push(format!(
-            "variant {}",
-            if self.start.variant() == Variant::BLITZ {
-                "blitz"
-            } else {
-                "standard"
-            }
+            "moves {}",
+            self.game.format_game(&self.start, &self.actions)
         ));
-        lines.push(format!("moves {}", format_game(&self.start, &self.actions)));
         Reply::lines(lines)
     }
 }
 
 /// `info [depth D] [nodes N] [value V] [score S] time MS pv <decisions...>`.
-fn info_line(
-    info: &Option<MoveInfo<Action>>,
-    pos: &Position,
-    action: Action,
+fn info_line<S: State>(
+    info: &Option<MoveInfo<S::Action>>,
+    pos: &S,
+    action: S::Action,
     millis: u128,
 ) -> String {
     let mut s = String::from("info");
-    let mut pv: Vec<Action> = vec![action];
+    let mut pv: Vec<S::Action> = vec![action];
     if let Some(i) = info {
         if let Some(d) = i.depth {
             s += &format!(" depth {d}");
@@ -305,7 +344,7 @@ fn info_line(
         if i.pv.first() == Some(&action) {
             // Keep the legal prefix only: a principal variation from a hash
             // table may run into a stale entry.
-            let mut p = *pos;
+            let mut p = pos.clone();
             pv.clear();
             for &a in &i.pv {
                 if p.is_over() || p.play(a).is_err() {
@@ -324,7 +363,11 @@ fn info_line(
 
 /// Runs the protocol on `input`/`output` until `quit` or the end of input.
 /// Output is flushed after every reply, as a driving program waits for it.
-pub fn serve(input: impl BufRead, mut output: impl Write, engine: &mut Engine) -> io::Result<()> {
+pub fn serve<G: GamePlayers>(
+    input: impl BufRead,
+    mut output: impl Write,
+    engine: &mut Engine<G>,
+) -> io::Result<()> {
     for line in input.lines() {
         let line = line?;
         let reply = engine.handle(line.trim());

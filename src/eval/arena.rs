@@ -22,8 +22,8 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
+use rand::SeedableRng;
 use rand::rngs::SmallRng;
-use rand::{Rng, SeedableRng};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -114,20 +114,7 @@ impl<G: Game> ArenaConfig<G> {
             Openings::Fixed(_) => Vec::new(),
             Openings::Random(k) => {
                 let mut rng = SmallRng::seed_from_u64(sub_seed(self.seed ^ 0x09e1_11a6, o as u64));
-                let mut pos = self.game.start();
-                let mut out = Vec::new();
-                while out.len() < *k as usize && !pos.is_over() {
-                    let legal = pos.legal_actions();
-                    let a = legal[rng.random_range(0..legal.len())];
-                    let mut next = pos.clone();
-                    next.play_unchecked(a);
-                    if next.is_over() {
-                        break;
-                    }
-                    pos = next;
-                    out.push(a);
-                }
-                out
+                crate::game::random_opening(&self.game.start(), *k, &mut rng)
             }
         }
     }

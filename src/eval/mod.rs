@@ -23,6 +23,7 @@ mod elo;
 mod game;
 mod greedy;
 mod matches;
+pub mod minimax;
 pub mod net_player;
 mod player;
 mod random;
@@ -44,6 +45,7 @@ pub use elo::{
 pub use game::{GameRecord, PlayError, play_game};
 pub use greedy::GreedyPlayer;
 pub use matches::{MatchConfig, MatchError, MatchResult, play_match};
+pub use minimax::{MinimaxConfig, MinimaxPlayer};
 pub use player::{MoveInfo, Player, PlayerFailure};
 pub use random::RandomPlayer;
 pub use search_player::{RolloutEvaluator, SearchPlayer};

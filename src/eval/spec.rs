@@ -5,6 +5,7 @@ use std::str::FromStr;
 
 use std::time::Duration;
 
+use super::minimax::{MinimaxConfig, MinimaxPlayer};
 use super::net_player::PolicyPlayer;
 use super::player::Player;
 use super::random::RandomPlayer;
@@ -29,6 +30,17 @@ pub const KNOWN_PLAYERS: &[PlayerInfo] = &[
         name: "random",
         keys: &[],
         about: "uniformly random legal actions",
+    },
+    PlayerInfo {
+        name: "alphabeta",
+        keys: &[
+            ("depth", "deepest iteration in decisions (default 4)"),
+            (
+                "time",
+                "milliseconds per decision; stops deepening when spent",
+            ),
+        ],
+        about: "minimax with alpha-beta pruning and iterative deepening over the game's own evaluation",
     },
     PlayerInfo {
         name: "mcts-rollout",
@@ -125,6 +137,15 @@ pub trait GamePlayers: Game {
         &[]
     }
 
+    /// A static judgement of `state` for the player to act, in [-1, 1]:
+    /// what the generic `alphabeta` player sees at its depth limit. The
+    /// default, 0 (no opinion), leaves it a solver of what it can search to
+    /// the end.
+    fn evaluation(&self, state: &Self::State) -> f32 {
+        let _ = state;
+        0.0
+    }
+
     /// Builds one of [`own_players`](Self::own_players) from its spec
     /// (whose name and keys are already checked).
     fn build_own(
@@ -138,11 +159,18 @@ pub trait GamePlayers: Game {
 }
 
 /// Every player kind of game `G`: `random`, the game's own, then the
-/// searching and network players.
+/// searching and network players. A game's own player replaces a generic
+/// one of the same name (YINSH's `alphabeta`).
 pub fn players_of<G: GamePlayers>() -> Vec<PlayerInfo> {
+    let own = G::own_players();
     let mut all = vec![KNOWN_PLAYERS[0]];
-    all.extend_from_slice(G::own_players());
-    all.extend_from_slice(&KNOWN_PLAYERS[1..]);
+    all.extend_from_slice(own);
+    all.extend(
+        KNOWN_PLAYERS[1..]
+            .iter()
+            .filter(|p| !own.iter().any(|o| o.name == p.name))
+            .copied(),
+    );
     all
 }
 
@@ -267,8 +295,31 @@ pub fn parse_game_player<G: GamePlayers>(
             });
         }
     }
+    if G::own_players().iter().any(|p| p.name == info.name) {
+        return game.build_own(&spec, seed);
+    }
     Ok(match info.name {
         "random" => Box::new(RandomPlayer::new(seed)),
+        "alphabeta" => {
+            let mut config = MinimaxConfig::default();
+            if let Some(v) = spec.get("depth") {
+                config.depth = parse_num(&spec, "depth", v, 1, 64)? as u32;
+            }
+            if let Some(v) = spec.get("time") {
+                config.time = Some(Duration::from_millis(parse_num(
+                    &spec, "time", v, 1, 3_600_000,
+                )?));
+                if spec.get("depth").is_none() {
+                    config.depth = 64;
+                }
+            }
+            Box::new(MinimaxPlayer::new(
+                game.clone(),
+                config,
+                spec.to_string(),
+                seed,
+            ))
+        }
         "mcts-rollout" => {
             let mut config = SearchConfig {
                 simulations: 1000,
@@ -329,7 +380,7 @@ pub fn parse_game_player<G: GamePlayers>(
             }
             Box::new(SearchPlayer::new(spec.to_string(), ev, config, time, seed))
         }
-        _ => game.build_own(&spec, seed)?,
+        other => unreachable!("KNOWN_PLAYERS lists `{other}` but nothing builds it"),
     })
 }
 

@@ -44,6 +44,7 @@
 //! ```
 
 mod color;
+pub mod perft;
 
 use std::fmt::{Debug, Display};
 use std::hash::Hash;
@@ -95,7 +96,8 @@ impl GameResult {
 ///
 /// Cloning a state must be cheap next to a network evaluation: the search
 /// keeps one per tree node.
-pub trait State: Clone + PartialEq + Debug + Send + Sync + 'static {
+/// `Display` draws the position for humans (the engine's `d`, logs).
+pub trait State: Clone + PartialEq + Debug + Display + Send + Sync + 'static {
     /// One decision. `Display` writes the game's own notation for it.
     type Action: Copy + Eq + Hash + Ord + Debug + Display + Send + Sync + 'static;
     /// The legal actions of a position, in a fixed order (a stack array, a
@@ -291,4 +293,55 @@ pub trait Game: Clone + Debug + PartialEq + Send + Sync + 'static {
     /// `Display`) in `state`; the error says why it is not legal or not
     /// understood.
     fn parse_action(&self, state: &Self::State, text: &str) -> Result<ActionOf<Self>, String>;
+
+    /// Reads a whole game from `start` in the game's notation. By default
+    /// the actions are separated by white space; a game whose notation
+    /// writes a turn of several actions as one token (YINSH: a ring move
+    /// and the removals it causes) reads its own way.
+    fn parse_game(&self, start: &Self::State, text: &str) -> Result<Vec<ActionOf<Self>>, String> {
+        let mut pos = start.clone();
+        let mut actions = Vec::new();
+        for (i, token) in text.split_whitespace().enumerate() {
+            let a = self
+                .parse_action(&pos, token)
+                .map_err(|e| format!("action {} `{token}`: {e}", i + 1))?;
+            pos.play_unchecked(a);
+            actions.push(a);
+        }
+        Ok(actions)
+    }
+
+    /// Writes `actions` played from `start` as [`parse_game`](Self::parse_game) reads them.
+    fn format_game(&self, start: &Self::State, actions: &[ActionOf<Self>]) -> String {
+        let _ = start;
+        actions
+            .iter()
+            .map(|a| a.to_string())
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+}
+
+/// Up to `decisions` uniformly random legal actions from `start`, stopping
+/// short of one that would end the game: the random openings that
+/// self-play and matches start from, so that games differ.
+pub fn random_opening<S: State>(
+    start: &S,
+    decisions: u32,
+    rng: &mut impl rand::Rng,
+) -> Vec<S::Action> {
+    let mut pos = start.clone();
+    let mut out = Vec::with_capacity(decisions as usize);
+    while out.len() < decisions as usize && !pos.is_over() {
+        let legal = pos.legal_actions();
+        let a = legal[rng.random_range(0..legal.len())];
+        let mut next = pos.clone();
+        next.play_unchecked(a);
+        if next.is_over() {
+            break;
+        }
+        pos = next;
+        out.push(a);
+    }
+    out
 }

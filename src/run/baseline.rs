@@ -24,13 +24,29 @@ use crate::mcts::SearchConfig;
 use crate::nn::{InferenceOptions, NetEvaluator};
 use crate::util::sub_seed;
 
-/// The spec under which generation `network`'s games are recorded: the one
-/// `yinsh-zero evaluate` would build the same player from.
-pub fn network_spec(checkpoints: &Path, network: u64, simulations: u32) -> String {
-    format!(
-        "net-mcts:checkpoint={},sims={simulations}",
-        checkpoint::generation_dir(checkpoints, network).display()
-    )
+/// The spec under which generation `network`'s games are recorded, and
+/// the player it builds: the one `yinsh-zero evaluate` would build from it.
+pub fn network_spec(checkpoints: &Path, network: u64, search: &SearchConfig) -> String {
+    let mut spec = format!(
+        "net-mcts:checkpoint={},sims={}",
+        checkpoint::generation_dir(checkpoints, network).display(),
+        search.simulations
+    );
+    if search.gumbel {
+        spec += ",gumbel=true";
+    }
+    spec
+}
+
+/// The search of a network in gating and baseline games: the
+/// `net-mcts` player's ([`SearchConfig::for_play`]) with the match's
+/// simulations and root search.
+pub fn match_search(simulations: u32, gumbel: bool) -> SearchConfig {
+    SearchConfig {
+        simulations,
+        gumbel,
+        ..SearchConfig::for_play()
+    }
 }
 
 /// Plays generation `network` against each opponent of `cfg.baseline`,
@@ -53,11 +69,8 @@ pub fn play<G: GamePlayers>(
         &checkpoint::generation_dir(checkpoints, network),
         &device,
     )?;
-    let net = network_spec(checkpoints, network, bc.simulations);
-    let search = SearchConfig {
-        simulations: bc.simulations,
-        ..SearchConfig::for_play()
-    };
+    let search = match_search(bc.simulations, bc.gumbel);
+    let net = network_spec(checkpoints, network, &search);
     let arena = ArenaConfig {
         players: bc.opponents.clone(),
         gauntlet: Some(net.clone()),

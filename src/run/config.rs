@@ -61,7 +61,13 @@ pub struct GatingConfig {
     pub sprt: Option<[f64; 2]>,
     /// Search simulations per decision in gating games.
     pub simulations: u32,
-    /// Random opening ring placements (each opening played with both colours).
+    /// Gumbel root search instead of PUCT in gating games. Both networks
+    /// play as the spec `net-mcts:sims=<simulations>,gumbel=<gumbel>`
+    /// does: no noise, no temperature, every search full; `[search]` is
+    /// self-play's and does not apply.
+    pub gumbel: bool,
+    /// Random opening decisions (YINSH: ring placements); each opening is
+    /// played with both colours.
     pub random_placements: u32,
 }
 
@@ -73,6 +79,7 @@ impl Default for GatingConfig {
             threshold: 0.55,
             sprt: None,
             simulations: 32,
+            gumbel: false,
             random_placements: 4,
         }
     }
@@ -94,7 +101,12 @@ pub struct BaselineConfig {
     pub games: u32,
     /// Search simulations per decision of the network.
     pub simulations: u32,
-    /// Random opening ring placements (each opening played with both colours).
+    /// Gumbel root search instead of PUCT for the network, which plays as
+    /// the spec `net-mcts:sims=<simulations>,gumbel=<gumbel>` does (see
+    /// [`GatingConfig::gumbel`]).
+    pub gumbel: bool,
+    /// Random opening decisions (YINSH: ring placements); each opening is
+    /// played with both colours.
     pub random_placements: u32,
 }
 
@@ -105,6 +117,7 @@ impl Default for BaselineConfig {
             opponents: vec!["greedy".into(), "alphabeta:depth=2".into()],
             games: 20,
             simulations: 64,
+            gumbel: false,
             random_placements: 4,
         }
     }
@@ -162,6 +175,7 @@ pub const SAFE_TO_CHANGE: &[&str] = &[
     "baseline.opponents",
     "baseline.games",
     "baseline.simulations",
+    "baseline.gumbel",
     "baseline.random_placements",
 ];
 

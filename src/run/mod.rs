@@ -1,7 +1,13 @@
-//! The run directory: atomic writes, configs, checkpoints, metrics, and
-//! the training loop that ties them together and resumes after a kill.
+//! A training run: its directory, config, metrics and the loop that
+//! ties self-play, training, gating and baseline matches together and
+//! resumes after a kill.
 
 pub mod baseline;
 pub mod config;
+pub mod dir;
+pub mod gating;
 pub mod metrics;
+pub mod progress;
 pub mod train_loop;
+
+pub use dir::RunDir;

@@ -268,17 +268,8 @@ impl<G: Game> Worker<'_, G> {
         let mut rng = SmallRng::seed_from_u64(sub_seed(self.seed, index));
         let mut pos = self.game.start();
         let randoms = rng.random_range(0..=self.cfg.random_placements);
-        for _ in 0..randoms {
-            if pos.is_over() {
-                break;
-            }
-            let legal = pos.legal_actions();
-            pos.play_unchecked(legal[rng.random_range(0..legal.len())]);
-        }
-        if pos.is_over() {
-            // A game short enough to end in its random opening: start over
-            // from the start position rather than search a finished game.
-            pos = self.game.start();
+        for a in crate::game::random_opening(&pos, randoms, &mut rng) {
+            pos.play_unchecked(a);
         }
         let check_only = self.cfg.resign && rng.random::<f32>() < self.cfg.resign_check_share;
         Ok(Some(Slot {

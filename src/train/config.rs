@@ -58,7 +58,8 @@ pub struct TrainConfig {
     pub train_ratio: f64,
     /// No training until the window holds this many positions.
     pub min_positions: usize,
-    /// Threads for training (0 = all cores).
+    /// Cores for training (0 = all): the size of the thread pool the CPU
+    /// backend computes the steps in.
     pub threads: usize,
 }
 

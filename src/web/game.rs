@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use crate::eval::{Player, PlayerSpec, PlayerSpecError, parse_player, players_of};
 use crate::yinsh::notation::{NotationError, format_turns, parse_action};
-use crate::yinsh::{Action, Color, Decision, Point, Position};
+use crate::yinsh::{Action, Color, Decision, Point, Position, Variant};
 
 /// The opponent spec that means "no engine: both sides are played by hand".
 pub const HUMAN: &str = "human";
@@ -135,11 +135,7 @@ impl Game {
     /// A new game; the opponent spec is bounded by `max_think` (see
     /// [`bounded_spec`]) and built at once, so a bad spec fails here.
     pub fn new(options: &GameOptions, max_think: Duration) -> Result<Game, GameError> {
-        let start = if options.blitz {
-            Position::blitz()
-        } else {
-            Position::new()
-        };
+        let start = Position::with_variant(Variant::blitz_if(options.blitz));
         let (opponent, engine) = if options.opponent.trim().eq_ignore_ascii_case(HUMAN) {
             (HUMAN.to_string(), None)
         } else {
@@ -380,11 +376,7 @@ impl Game {
         let over = pos.outcome();
         GameView {
             id: id.to_string(),
-            variant: if pos.variant().rings_to_win == 1 {
-                "blitz"
-            } else {
-                "standard"
-            },
+            variant: pos.variant().name(),
             human: self.human,
             opponent: self.opponent.clone(),
             turn: pos.turn(),

@@ -26,10 +26,10 @@ use super::assets;
 use super::game::{BoardView, Game, GameError, GameOptions, GameView, outcome_text};
 use super::run_view::read_run;
 use crate::eval::players_of;
-use crate::yinsh::Yinsh;
 use crate::yinsh::notation::{NotationError, format_turns, parse_game};
 use crate::yinsh::sgf::parse_sgf;
 use crate::yinsh::{Color, Decision, Position};
+use crate::yinsh::{Variant, Yinsh};
 
 /// How the server is set up.
 #[derive(Clone)]
@@ -432,11 +432,7 @@ async fn review(bytes: Bytes) -> Result<Response, ApiError> {
     let bad = |msg: String| ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, msg);
     let (start, actions, sources, resigned) = match (req.moves, req.sgf) {
         (Some(moves), None) => {
-            let start = if req.blitz {
-                Position::blitz()
-            } else {
-                Position::new()
-            };
+            let start = Position::with_variant(Variant::blitz_if(req.blitz));
             let actions = parse_game(&start, &moves).map_err(|e| bad(e.to_string()))?;
             let n = actions.len();
             (start, actions, vec![None; n], None)
@@ -481,11 +477,7 @@ async fn review(bytes: Bytes) -> Result<Response, ApiError> {
         (None, None) => None,
     };
     Ok(ok(Review {
-        variant: if start.variant().rings_to_win == 1 {
-            "blitz"
-        } else {
-            "standard"
-        },
+        variant: start.variant().name(),
         moves: format_turns(&start, &actions),
         steps,
         positions,

@@ -124,11 +124,7 @@ impl Game for Yinsh {
     const NAME: &'static str = "yinsh";
 
     fn variant(&self) -> &str {
-        if self.rules == Variant::BLITZ {
-            "blitz"
-        } else {
-            "standard"
-        }
+        self.rules.name()
     }
 
     fn with_variant(variant: &str) -> Result<Yinsh, String> {
@@ -234,6 +230,15 @@ impl Game for Yinsh {
 
     fn parse_action(&self, state: &Position, text: &str) -> Result<Action, String> {
         parse_action(state, text).map_err(|e| e.to_string())
+    }
+
+    /// Official GIPF notation: turn tokens such as `i8-f5;xg5-g9xa5`.
+    fn parse_game(&self, start: &Position, text: &str) -> Result<Vec<Action>, String> {
+        super::notation::parse_game(start, text).map_err(|e| e.to_string())
+    }
+
+    fn format_game(&self, start: &Position, actions: &[Action]) -> String {
+        super::notation::format_game(start, actions)
     }
 }
 

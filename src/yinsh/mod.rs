@@ -8,7 +8,6 @@ pub mod encode;
 mod game;
 pub mod notation;
 pub mod packed;
-pub mod perft;
 pub mod point;
 pub mod position;
 pub mod setup;

@@ -104,6 +104,25 @@ pub struct Variant {
 impl Variant {
     pub const STANDARD: Variant = Variant { rings_to_win: 3 };
     pub const BLITZ: Variant = Variant { rings_to_win: 1 };
+
+    /// Blitz if `blitz` (a `--blitz` flag, a request's `blitz` field), else
+    /// standard.
+    pub const fn blitz_if(blitz: bool) -> Variant {
+        if blitz {
+            Variant::BLITZ
+        } else {
+            Variant::STANDARD
+        }
+    }
+
+    /// The name configs, records and the protocol write: `standard` or `blitz`.
+    pub const fn name(self) -> &'static str {
+        if self.rings_to_win == Variant::BLITZ.rings_to_win {
+            "blitz"
+        } else {
+            "standard"
+        }
+    }
 }
 
 impl Default for Variant {

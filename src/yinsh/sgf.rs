@@ -24,7 +24,7 @@ use serde::{Serialize, Serializer};
 use super::action::{Action, Color};
 use super::notation::row_from_ends;
 use super::point::Point;
-use super::position::{Decision, IllegalAction, Position};
+use super::position::{Decision, IllegalAction, Position, Variant};
 
 /// One applied decision of a record.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -473,11 +473,7 @@ pub fn parse_sgf(text: &str) -> Result<SgfGame, SgfError> {
         .iter()
         .any(|(k, v)| k == "SU" && v.to_ascii_lowercase().contains("blitz"));
     let mut replay = Replay {
-        pos: if blitz {
-            Position::blitz()
-        } else {
-            Position::new()
-        },
+        pos: Position::with_variant(Variant::blitz_if(blitz)),
         steps: Vec::new(),
         resigned: None,
         picked: None,

@@ -1,29 +1,28 @@
 //! Perft: counting the decision sequences from a position, to check move
 //! generation against known numbers and against an independent
-//! implementation of the rules.
+//! implementation of the rules, in any game.
 //!
-//! Convention: every decision is one ply (placements, ring moves, passes, row
-//! choices and ring removals alike), and `perft(pos, d)` is the number of
+//! Convention: every decision is one ply (YINSH: placements, ring moves,
+//! passes, row choices and ring removals alike), and `perft(pos, d)` is the number of
 //! leaves of the game tree cut off at depth `d`. A game that ends before
 //! depth `d` is one leaf, counted once, however deep the cut is. So
 //! `perft(pos, 0) == 1` and `perft(finished, d) == 1` for every `d`.
 
 use rayon::prelude::*;
 
-use super::action::Action;
-use super::position::Position;
+use super::State;
 
 /// Leaves of the game tree from `pos` cut off at depth `depth` (see the
 /// module documentation for how finished games count).
 ///
 /// ```
-/// use yinsh_zero::yinsh::{Position, perft::perft};
+/// use yinsh_zero::{yinsh::Position, game::perft::perft};
 /// let start = Position::new();
 /// assert_eq!(perft(&start, 0), 1);
 /// assert_eq!(perft(&start, 1), 85);
 /// assert_eq!(perft(&start, 2), 85 * 84);
 /// ```
-pub fn perft(pos: &Position, depth: u32) -> u64 {
+pub fn perft<S: State>(pos: &S, depth: u32) -> u64 {
     if depth == 0 || pos.is_over() {
         return 1;
     }
@@ -33,9 +32,9 @@ pub fn perft(pos: &Position, depth: u32) -> u64 {
         return pos.legal_action_count() as u64;
     }
     pos.legal_actions()
-        .into_iter()
-        .map(|a| {
-            let mut child = *pos;
+        .iter()
+        .map(|&a| {
+            let mut child = pos.clone();
             child.play_unchecked(a);
             perft(&child, depth - 1)
         })
@@ -49,14 +48,14 @@ pub fn perft(pos: &Position, depth: u32) -> u64 {
 /// actions are counted in parallel.
 ///
 /// ```
-/// use yinsh_zero::yinsh::{Position, perft::{perft, perft_divide}};
+/// use yinsh_zero::{yinsh::Position, game::perft::{perft, perft_divide}};
 /// let start = Position::new();
 /// let divide = perft_divide(&start, 2);
 /// assert_eq!(divide.len(), 85);
 /// assert!(divide.iter().all(|&(_, n)| n == 84));
 /// assert_eq!(divide.iter().map(|&(_, n)| n).sum::<u64>(), perft(&start, 2));
 /// ```
-pub fn perft_divide(pos: &Position, depth: u32) -> Vec<(Action, u64)> {
+pub fn perft_divide<S: State>(pos: &S, depth: u32) -> Vec<(S::Action, u64)> {
     if depth == 0 || pos.is_over() {
         return Vec::new();
     }
@@ -64,7 +63,7 @@ pub fn perft_divide(pos: &Position, depth: u32) -> Vec<(Action, u64)> {
     actions
         .par_iter()
         .map(|&a| {
-            let mut child = *pos;
+            let mut child = pos.clone();
             child.play_unchecked(a);
             (a, perft(&child, depth - 1))
         })
@@ -75,11 +74,11 @@ pub fn perft_divide(pos: &Position, depth: u32) -> Vec<(Action, u64)> {
 /// rayon's thread pool.
 ///
 /// ```
-/// use yinsh_zero::yinsh::{Position, perft::{perft, perft_parallel}};
+/// use yinsh_zero::{yinsh::Position, game::perft::{perft, perft_parallel}};
 /// let start = Position::new();
 /// assert_eq!(perft_parallel(&start, 3), perft(&start, 3));
 /// ```
-pub fn perft_parallel(pos: &Position, depth: u32) -> u64 {
+pub fn perft_parallel<S: State>(pos: &S, depth: u32) -> u64 {
     if depth <= 1 || pos.is_over() {
         return perft(pos, depth);
     }

@@ -1,0 +1,125 @@
+//! The gating match: each candidate against the best network, and the Elo
+//! that the chain of promotions implies.
+
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use super::baseline;
+use super::config::RunConfig;
+use super::progress::Phase;
+use crate::checkpoint::{self, GatingResult};
+use crate::eval::{ArenaConfig, DuelSettings, Openings, Sprt, Verdict, run_duel};
+use crate::game::Game;
+use crate::nn::{InferenceOptions, NetEvaluator};
+use crate::util::sub_seed;
+
+/// Plays the candidate against the best network and decides promotion;
+/// `None` when `stop` cut the match short (the candidate stays ungated).
+pub fn gate<G: Game>(
+    game: &G,
+    cfg: &RunConfig,
+    ckpts: &Path,
+    candidate: u64,
+    best: u64,
+    stop: &AtomicBool,
+) -> Result<Option<GatingResult>, anyhow::Error> {
+    let gc = &cfg.gating;
+    if !gc.enabled {
+        return Ok(Some(GatingResult {
+            against: best,
+            wins: 0,
+            draws: 0,
+            losses: 0,
+            score: 0.5,
+            promoted: true,
+            rule: "disabled".into(),
+        }));
+    }
+    let device = cfg.run.backend.device()?;
+    let search = baseline::match_search(gc.simulations, gc.gumbel);
+    let mut models = Vec::new();
+    let mut names = Vec::new();
+    for g in [candidate, best] {
+        let dir = checkpoint::generation_dir(ckpts, g);
+        models.push(checkpoint::load_model(game, &dir, &device)?.0);
+        names.push(baseline::network_spec(ckpts, g, &search));
+    }
+    let mut arena = ArenaConfig::round_robin(
+        game.clone(),
+        &[names[0].as_str(), names[1].as_str()],
+        gc.games as u32,
+        sub_seed(cfg.run.seed ^ 0x9a7e, candidate),
+    );
+    arena.openings = Openings::Random(gc.random_placements);
+    if let Some([e0, e1]) = gc.sprt {
+        arena.sprt = Some(Sprt::new(e0, e1)?);
+    }
+    // The same players as `net-mcts:sims=N` specs, batched like self-play.
+    let workers = cfg.selfplay.worker_count().max(1);
+    let settings = DuelSettings {
+        search,
+        workers,
+        games_in_flight: (gc.games as usize)
+            .div_ceil(workers)
+            .clamp(1, cfg.selfplay.games_in_flight.max(1)),
+    };
+    let phase = Phase::start(format!("generation {candidate} gating"), gc.games, "games");
+    let counted = std::sync::atomic::AtomicU64::new(0);
+    let result = run_duel(
+        &arena,
+        &settings,
+        |_| {
+            let net = |m: &crate::nn::Model| {
+                NetEvaluator::new(
+                    game.clone(),
+                    m.clone(),
+                    device.clone(),
+                    InferenceOptions::default(),
+                )
+                .map_err(|e| e.to_string())
+            };
+            Ok([net(&models[0])?, net(&models[1])?])
+        },
+        &|games| {
+            let n = counted.fetch_add(games.len() as u64, Ordering::Relaxed);
+            phase.set(n + games.len() as u64, String::new());
+        },
+        &|| stop.load(Ordering::Relaxed),
+    )?;
+    phase.finish();
+    if result.interrupted {
+        return Ok(None);
+    }
+    let pair = &result.arena.pairings[0];
+    let r = pair.results;
+    let (rule, promoted) = match &result.arena.sprt {
+        Some(s) => ("sprt", s.verdict == Verdict::AcceptH1),
+        None => ("threshold", pair.score >= gc.threshold),
+    };
+    Ok(Some(GatingResult {
+        against: best,
+        wins: r.wins as u64,
+        draws: r.draws as u64,
+        losses: r.losses as u64,
+        score: pair.score,
+        promoted,
+        rule: rule.into(),
+    }))
+}
+
+/// Elo of promoted generation `g` against generation 0: the sum of the Elo
+/// gains its gating scores imply along the chain of promotions.
+pub fn promoted_elo(ckpts: &Path, g: u64) -> Result<f64, anyhow::Error> {
+    let mut elo = 0.0;
+    let mut cur = g;
+    while cur != 0 {
+        let meta = checkpoint::read_meta(&checkpoint::generation_dir(ckpts, cur))?;
+        let Some(gate) = meta.gating else { break };
+        // A sweep has no finite Elo; cap it at the score of one lost draw.
+        let games = (gate.wins + gate.draws + gate.losses).max(1) as f64;
+        let score = gate.score.clamp(0.5 / games, 1.0 - 0.5 / games);
+        elo += crate::eval::elo_from_score(score);
+        cur = gate.against;
+    }
+    Ok(elo)
+}
