@@ -168,7 +168,7 @@ pub fn bench_selfplay<G: crate::game::Game>(
     seconds: f64,
 ) -> Result<SelfPlayBench, crate::selfplay::SelfPlayError> {
     use crate::evaluator::UniformEvaluator;
-    use crate::nn::{InferenceOptions, NetEvaluator, default_device};
+    use crate::nn::{NetEvaluator, default_device};
     use crate::selfplay::{Progress, run};
     use std::time::{Duration, Instant};
 
@@ -189,15 +189,7 @@ pub fn bench_selfplay<G: crate::game::Game>(
         0,
         dir.path(),
         "bench",
-        |_| {
-            NetEvaluator::new(
-                game.clone(),
-                model.clone(),
-                device.clone(),
-                InferenceOptions::default(),
-            )
-            .map_err(|e| e.to_string())
-        },
+        NetEvaluator::per_worker(game, &model, &device),
         &progress,
         &|| Instant::now() >= deadline,
     )?;

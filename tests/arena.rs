@@ -265,6 +265,56 @@ fn evaluate_command_prints_tables_records_and_folds_history() {
 }
 
 #[test]
+fn evaluate_records_name_their_game_and_fold_only_that_game() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("out.json");
+    evaluate("random,greedy", "3", dir.path(), &json);
+    let eval = dir.path().join("eval");
+    let games = read_history(&eval).unwrap();
+    assert_eq!(games.len(), 4);
+    assert!(games.iter().all(|g| g.game == "yinsh"), "{games:?}");
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert_eq!(v["game"], "yinsh");
+
+    // A record from before games had names is a YINSH game; one of another
+    // game is kept on disk but left out of YINSH ratings.
+    let mut old = serde_json::to_value(&games[0]).unwrap();
+    old.as_object_mut().unwrap().remove("game");
+    let mut other = serde_json::to_value(&games[1]).unwrap();
+    other["game"] = "tictactoe".into();
+    std::fs::write(eval.join("000009-1.jsonl"), format!("{old}\n{other}\n")).unwrap();
+    let back = read_history(&eval).unwrap();
+    assert_eq!(back.len(), 6);
+    assert_eq!(back[4].game, "yinsh");
+    assert_eq!(back[5].game, "tictactoe");
+    let out = Command::new(env!("CARGO_BIN_EXE_yinsh-zero"))
+        .args(["evaluate", "--history-only", "--run"])
+        .arg(dir.path())
+        .arg("--json")
+        .arg(&json)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("1 games of other games"), "{stderr}");
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert_eq!(
+        v["pairings"][0]["results"]["wins"].as_u64().unwrap()
+            + v["pairings"][0]["results"]["draws"].as_u64().unwrap()
+            + v["pairings"][0]["results"]["losses"].as_u64().unwrap(),
+        5
+    );
+
+    let out = Command::new(env!("CARGO_BIN_EXE_yinsh-zero"))
+        .args(["evaluate", "--game", "chess", "--players", "random,greedy"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("unknown game `chess`"), "{stderr}");
+}
+
+#[test]
 fn evaluate_rerun_with_the_same_seed_finishes_an_interrupted_run() {
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("out.json");

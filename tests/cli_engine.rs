@@ -111,3 +111,66 @@ fn bench_engine_json_has_the_rates() {
     assert!(v["random_games_per_s"].as_f64().unwrap() > 0.0);
     assert!(v["movegen_per_s"].as_f64().unwrap() > 0.0);
 }
+
+#[test]
+fn match_names_its_game_and_variant() {
+    let v = json(&[
+        "match",
+        "--game",
+        "yinsh",
+        "--variant",
+        "blitz",
+        "--white",
+        "random",
+        "--black",
+        "alphabeta:depth=1",
+        "--games",
+        "2",
+        "--json",
+    ]);
+    assert_eq!(v["games"], 2, "{v}");
+    // `alphabeta` is YINSH's own engine here, not the generic one.
+    let out = run(&[
+        "match",
+        "--white",
+        "alphabeta:tt=12",
+        "--black",
+        "random",
+        "--games",
+        "1",
+        "--json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for (args, needle) in [
+        (
+            &[
+                "match", "--game", "chess", "--white", "random", "--black", "random",
+            ][..],
+            "unknown game `chess`",
+        ),
+        (
+            &[
+                "match",
+                "--variant",
+                "speed",
+                "--white",
+                "random",
+                "--black",
+                "random",
+            ][..],
+            "no variant `speed`",
+        ),
+    ] {
+        let out = run(args);
+        assert!(!out.status.success());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains(needle) && err.contains("yinsh") || err.contains(needle),
+            "{err}"
+        );
+    }
+}

@@ -18,7 +18,7 @@ fn read(path: &str) -> String {
 fn replay_json(path: &str) -> serde_json::Value {
     let out = Command::new(env!("CARGO_BIN_EXE_yinsh-zero"))
         .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args(["replay", path, "--json"])
+        .args(["sgf", path, "--json"])
         .output()
         .unwrap();
     assert!(
@@ -90,7 +90,7 @@ fn phiulbrich_bestbot_white_resigns() {
 fn replay_prints_steps_boards_and_the_game() {
     let out = Command::new(env!("CARGO_BIN_EXE_yinsh-zero"))
         .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args(["replay", PHIULBRICH])
+        .args(["sgf", PHIULBRICH])
         .output()
         .unwrap();
     assert!(out.status.success());

@@ -188,6 +188,13 @@ fn the_tiny_loop_writes_checkpoints_metrics_and_resumes() {
         "{text}"
     );
 
+    // Nor is another game or variant.
+    let other = write_config(tmp.path(), "std.toml", &tiny("game.variant = \"standard\""));
+    let out = train(&other, &run);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("game.variant"), "{err}");
+
     // A different network shape is not a resume: refused, naming the key.
     let other = write_config(tmp.path(), "other.toml", &tiny("model.blocks = 2"));
     let out = train(&other, &run);

@@ -55,6 +55,12 @@ pub struct NnArgs {
     /// Inference threads (default 1: what each self-play worker uses).
     #[arg(long, default_value_t = 1)]
     pub threads: usize,
+    /// Residual blocks (default: the network's default, as the default config trains).
+    #[arg(long)]
+    pub blocks: Option<usize>,
+    /// Trunk channels (default: the network's default).
+    #[arg(long)]
+    pub channels: Option<usize>,
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub json: bool,
@@ -168,7 +174,11 @@ fn check_seconds(seconds: f64) -> anyhow::Result<()> {
 
 fn nn(args: NnArgs) -> anyhow::Result<()> {
     check_seconds(args.seconds)?;
+    let mut model = yinsh_zero::nn::ModelConfig::new();
+    model.blocks = args.blocks.unwrap_or(model.blocks);
+    model.channels = args.channels.unwrap_or(model.channels);
     let opts = BenchOptions {
+        model,
         min_seconds: args.seconds,
         threads: Some(args.threads.max(1)),
         // The headline batch is what one self-play worker evaluates at once.

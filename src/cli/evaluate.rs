@@ -7,13 +7,13 @@ use std::time::Duration;
 use anyhow::{Context, bail, ensure};
 use serde::Serialize;
 
-use yinsh_zero::engine::{ExternalConfig, build_player, canonical_spec, check_spec};
+use yinsh_zero::engine::{ExternalConfig, build_game_player, canonical_spec, check_game_spec};
 use yinsh_zero::eval::{
-    ArenaConfig, ArenaGame, EloFit, Openings, PairingResult, Sprt, SprtReport, fit_games,
-    new_history_file, read_history, resume_arena, write_history,
+    ArenaConfig, ArenaGame, EloFit, GamePlayers, Openings, PairingResult, Sprt, SprtReport,
+    fit_games, new_history_file, read_history, resume_arena, write_history,
 };
-use yinsh_zero::yinsh::notation::parse_game;
-use yinsh_zero::yinsh::{Position, Variant, Yinsh};
+use yinsh_zero::game::{ActionOf, Game, State};
+use yinsh_zero::games::{GameTask, with_game};
 
 #[derive(clap::Args)]
 #[command(
@@ -41,13 +41,25 @@ pub struct Args {
     /// rerun to finish where it stopped). Default: from the clock (printed).
     #[arg(long)]
     pub seed: Option<u64>,
-    /// Blitz rules: the first ring removed wins.
-    #[arg(long)]
+    /// The game.
+    #[arg(long, default_value = "yinsh")]
+    pub game: String,
+    /// The game's variant.
+    #[arg(long, default_value = "standard")]
+    pub variant: String,
+    /// YINSH Blitz rules (the first ring removed wins): `--variant blitz`.
+    #[arg(long, conflicts_with = "variant")]
     pub blitz: bool,
-    /// Random ring placements that open each pair of games.
-    #[arg(long, default_value_t = 4, value_name = "K")]
-    pub opening_rings: u32,
-    /// Openings from a file instead: one per line in official notation
+    /// Random decisions that open each pair of games (YINSH: ring
+    /// placements).
+    #[arg(
+        long,
+        default_value_t = 4,
+        value_name = "K",
+        visible_alias = "opening-rings"
+    )]
+    pub opening_moves: u32,
+    /// Openings from a file instead: one per line in the game's notation
     /// (blank lines and `#` comments skipped), used in turn.
     #[arg(long, value_name = "FILE")]
     pub openings: Option<PathBuf>,
@@ -114,6 +126,7 @@ pub fn split_specs(values: &[String]) -> Vec<String> {
 struct JsonOut<'a> {
     seed: u64,
     games_per_pairing: u32,
+    game: &'a str,
     variant: &'a str,
     pairings: &'a [PairingResult],
     /// Ratings from this invocation's games only.
@@ -127,9 +140,25 @@ struct JsonOut<'a> {
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
-    if args.history_only {
-        return history_only(&args);
+    let variant = if args.blitz { "blitz" } else { &args.variant };
+    with_game(&args.game, variant, Evaluate(&args))?
+}
+
+/// The tournament on the game the flags name.
+struct Evaluate<'a>(&'a Args);
+
+impl GameTask for Evaluate<'_> {
+    type Output = anyhow::Result<()>;
+    fn run<G: GamePlayers>(self, game: G) -> Self::Output {
+        if self.0.history_only {
+            history_only(self.0, &game)
+        } else {
+            tournament(self.0, game)
+        }
     }
+}
+
+fn tournament<G: GamePlayers>(args: &Args, game: G) -> anyhow::Result<()> {
     ensure!(args.games > 0, "--games must be at least 1");
     ensure!(
         args.move_timeout.is_finite() && args.move_timeout > 0.0,
@@ -141,7 +170,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .collect();
     let gauntlet = args.gauntlet.as_deref().map(canonical_spec);
     for spec in players.iter().chain(gauntlet.iter()) {
-        check_spec(spec).map_err(anyhow::Error::msg)?;
+        check_game_spec(&game, spec).map_err(anyhow::Error::msg)?;
     }
     if gauntlet.is_none() {
         ensure!(
@@ -156,10 +185,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             "a player is listed twice in {players:?}"
         );
     }
-    let variant = Variant::blitz_if(args.blitz);
     let openings = match &args.openings {
-        None => Openings::Random(args.opening_rings),
-        Some(path) => Openings::Fixed(read_openings(path, variant)?),
+        None => Openings::Random(args.opening_moves),
+        Some(path) => Openings::Fixed(read_openings(&game, path)?),
     };
     let sprt = match &args.sprt {
         None => None,
@@ -179,7 +207,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         gauntlet: gauntlet.clone(),
         games: args.games,
         seed,
-        game: Yinsh { rules: variant },
+        game: game.clone(),
         openings,
         alternate: true,
         sprt,
@@ -195,7 +223,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 
     let eval_dir = args.run.as_ref().map(|r| r.join("eval"));
     let history = match (&eval_dir, args.no_history) {
-        (Some(dir), false) => read_history(dir)?,
+        (Some(dir), false) => history_of::<G>(dir)?,
         _ => Vec::new(),
     };
     let history_file = eval_dir.as_deref().map(new_history_file);
@@ -205,7 +233,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         go: args.go.clone(),
         ..ExternalConfig::default()
     };
-    let factory = |spec: &str, seed: u64| build_player(spec, seed, &external);
+    let factory = |spec: &str, seed: u64| build_game_player(&game, spec, seed, &external);
     let threads = args
         .threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
@@ -280,7 +308,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         this_run.clone()
     };
 
-    print_tables(&result.pairings, &config);
+    print_tables(&result.pairings, Some(&config.openings));
     let sprt_decided = result
         .sprt
         .as_ref()
@@ -351,7 +379,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         let out = JsonOut {
             seed,
             games_per_pairing: args.games,
-            variant: Variant::blitz_if(args.blitz).name(),
+            game: G::NAME,
+            variant: game.variant(),
             pairings: &result.pairings,
             ratings_this_run: this_run.as_ref().ok(),
             ratings: overall.as_ref().ok(),
@@ -367,11 +396,33 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The games of `game` recorded in `dir`; records of other games (an
+/// evaluation folder shared between games) are left out, with a word.
+fn history_of<G: Game>(dir: &std::path::Path) -> anyhow::Result<Vec<ArenaGame>> {
+    let mut games = read_history(dir)?;
+    let before = games.len();
+    games.retain(|g| g.game == G::NAME);
+    if games.len() < before {
+        eprintln!(
+            "  {} games of other games than {} recorded in {} are left out",
+            before - games.len(),
+            G::NAME,
+            dir.display()
+        );
+    }
+    Ok(games)
+}
+
 /// The pairing table and ratings of every recorded game.
-fn history_only(args: &Args) -> anyhow::Result<()> {
+fn history_only<G: Game>(args: &Args, game: &G) -> anyhow::Result<()> {
     let dir = args.run.as_ref().expect("clap requires --run").join("eval");
-    let games = read_history(&dir)?;
-    ensure!(!games.is_empty(), "no games recorded in {}", dir.display());
+    let games = history_of::<G>(&dir)?;
+    ensure!(
+        !games.is_empty(),
+        "no games of {} recorded in {}",
+        G::NAME,
+        dir.display()
+    );
     let mut pairs: Vec<(String, String)> = Vec::new();
     for g in &games {
         let key = (g.first.clone(), g.second.clone());
@@ -380,9 +431,8 @@ fn history_only(args: &Args) -> anyhow::Result<()> {
         }
     }
     let pairings = PairingResult::group(&pairs, &games);
-    let config = ArenaConfig::round_robin(Yinsh::standard(), &[], 0, 0);
     println!("{} games recorded in {}", games.len(), dir.display());
-    print_tables(&pairings, &config);
+    print_tables::<ActionOf<G>>(&pairings, None);
     let fit = fit_games(&games, &games[0].first);
     match &fit {
         Ok(fit) => print_ratings(fit, format!("all {} recorded games", games.len())),
@@ -392,7 +442,8 @@ fn history_only(args: &Args) -> anyhow::Result<()> {
         let out = JsonOut {
             seed: 0,
             games_per_pairing: 0,
-            variant: Variant::blitz_if(args.blitz).name(),
+            game: G::NAME,
+            variant: game.variant(),
             pairings: &pairings,
             ratings_this_run: None,
             ratings: fit.as_ref().ok(),
@@ -408,22 +459,22 @@ fn history_only(args: &Args) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn read_openings(
-    path: &PathBuf,
-    variant: Variant,
-) -> anyhow::Result<Vec<Vec<yinsh_zero::yinsh::Action>>> {
+/// Openings of `game` from a file, one per line in the game's notation.
+fn read_openings<G: Game>(game: &G, path: &PathBuf) -> anyhow::Result<Vec<Vec<ActionOf<G>>>> {
     let text = std::fs::read_to_string(path)
         .with_context(|| format!("reading openings from {}", path.display()))?;
-    let start = Position::with_variant(variant);
+    let start = game.start();
     let mut out = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let line = line.split('#').next().unwrap_or("").trim();
         if line.is_empty() {
             continue;
         }
-        let actions = parse_game(&start, line)
+        let actions = game
+            .parse_game(&start, line)
+            .map_err(anyhow::Error::msg)
             .with_context(|| format!("{}, line {}", path.display(), i + 1))?;
-        let mut end = start;
+        let mut end = start.clone();
         for &a in &actions {
             end.play_unchecked(a);
         }
@@ -450,7 +501,9 @@ fn fmt_elo(x: f64) -> String {
     }
 }
 
-fn print_tables(pairings: &[PairingResult], config: &ArenaConfig<Yinsh>) {
+/// The pairing table; `openings` says how the games opened (none for
+/// recorded games of unknown schedules).
+fn print_tables<A>(pairings: &[PairingResult], openings: Option<&Openings<A>>) {
     let width = pairings
         .iter()
         .map(|p| p.first.len() + p.second.len() + 4)
@@ -491,13 +544,13 @@ fn print_tables(pairings: &[PairingResult], config: &ArenaConfig<Yinsh>) {
             }
         );
     }
-    if config.games == 0 {
+    let Some(openings) = openings else {
         println!("W/D/L and score are the first player's.");
         return;
-    }
-    let openings = match &config.openings {
-        Openings::Random(0) => "the empty board".to_string(),
-        Openings::Random(k) => format!("{k} random ring placements"),
+    };
+    let openings = match openings {
+        Openings::Random(0) => "the start position".to_string(),
+        Openings::Random(k) => format!("{k} random decisions"),
         Openings::Fixed(list) => format!("{} fixed openings", list.len()),
     };
     println!(

@@ -5,9 +5,9 @@ use std::time::Duration;
 use anyhow::ensure;
 use serde::Serialize;
 
-use yinsh_zero::engine::{ExternalConfig, build_player, check_spec};
-use yinsh_zero::eval::{ArenaGame, MatchConfig, MatchResult, PairResults, run_arena};
-use yinsh_zero::yinsh::{Variant, Yinsh};
+use yinsh_zero::engine::{ExternalConfig, build_game_player, check_game_spec};
+use yinsh_zero::eval::{ArenaGame, GamePlayers, MatchConfig, MatchResult, PairResults, run_arena};
+use yinsh_zero::games::{GameTask, with_game};
 
 #[derive(clap::Args)]
 #[command(after_help = players_help())]
@@ -31,8 +31,15 @@ pub struct Args {
     /// Alternate colours between the two players from game to game.
     #[arg(long)]
     pub swap: bool,
-    /// Blitz rules: the first ring removed wins.
-    #[arg(long)]
+    /// The game (players of other games: `random`, `alphabeta`,
+    /// `mcts-rollout`, `net-*`).
+    #[arg(long, default_value = "yinsh")]
+    pub game: String,
+    /// The game's variant.
+    #[arg(long, default_value = "standard")]
+    pub variant: String,
+    /// YINSH Blitz rules (the first ring removed wins): `--variant blitz`.
+    #[arg(long, conflicts_with = "variant")]
     pub blitz: bool,
     /// Print one JSON object instead of text.
     #[arg(long)]
@@ -71,9 +78,23 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         args.move_timeout.is_finite() && args.move_timeout > 0.0,
         "--move-timeout must be a positive number of seconds"
     );
-    check_spec(&args.white).map_err(anyhow::Error::msg)?;
-    check_spec(&args.black).map_err(anyhow::Error::msg)?;
-    let variant = Variant::blitz_if(args.blitz);
+    let variant = if args.blitz { "blitz" } else { &args.variant };
+    with_game(&args.game, variant, Match(&args))?
+}
+
+/// The match on the game the flags name.
+struct Match<'a>(&'a Args);
+
+impl GameTask for Match<'_> {
+    type Output = anyhow::Result<()>;
+    fn run<G: GamePlayers>(self, game: G) -> Self::Output {
+        play(self.0, game)
+    }
+}
+
+fn play<G: GamePlayers>(args: &Args, game: G) -> anyhow::Result<()> {
+    check_game_spec(&game, &args.white).map_err(anyhow::Error::msg)?;
+    check_game_spec(&game, &args.black).map_err(anyhow::Error::msg)?;
     // The arena of `play_match`, but with external programs allowed and a
     // failing player forfeiting its game instead of ending the match.
     let config = MatchConfig {
@@ -82,7 +103,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         games: args.games,
         seed: args.seed,
         swap: args.swap,
-        game: Yinsh { rules: variant },
+        game: game.clone(),
     }
     .arena();
     let external = ExternalConfig {
@@ -90,7 +111,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         go: args.go.clone(),
         ..ExternalConfig::default()
     };
-    let factory = |spec: &str, seed: u64| build_player(spec, seed, &external);
+    let factory = |spec: &str, seed: u64| build_game_player(&game, spec, seed, &external);
     let arena = run_arena(&config, &factory, &mut |_| {})?;
     let r = MatchResult::from_games(&config, &arena.games);
     let forfeits: Vec<ArenaGame> = arena.forfeits().cloned().collect();

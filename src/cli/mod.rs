@@ -13,9 +13,9 @@ mod evaluate;
 mod export;
 mod matchcmd;
 mod perft;
-mod replay;
 mod selfplay;
 mod serve;
+mod sgf;
 mod stats;
 mod train;
 
@@ -35,8 +35,9 @@ enum Command {
     Status(train::StatusArgs),
     /// Write a checkpoint's weights as safetensors with a JSON manifest.
     Export(export::Args),
-    /// Replay a BoardSpace `.sgf` game record step by step.
-    Replay(replay::Args),
+    /// Replay a BoardSpace `.sgf` game record step by step (also `replay`).
+    #[command(alias = "replay")]
+    Sgf(sgf::Args),
     /// Count decision sequences from a position (move-generation check).
     Perft(perft::Args),
     /// Play uniformly random games and report branching factors and game lengths.
@@ -77,7 +78,7 @@ pub fn main() -> ExitCode {
         Command::Train(a) => train::run(a),
         Command::Status(a) => train::status(a),
         Command::Export(a) => export::run(a),
-        Command::Replay(a) => replay::run(a),
+        Command::Sgf(a) => sgf::run(a),
         Command::Perft(a) => perft::run(a),
         Command::Stats(a) => stats::run(a),
         Command::Match(a) => matchcmd::run(a),

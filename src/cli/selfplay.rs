@@ -11,7 +11,7 @@ use yinsh_zero::checkpoint;
 use yinsh_zero::eval::GamePlayers;
 use yinsh_zero::game::Game;
 use yinsh_zero::games::{GameTask, with_game};
-use yinsh_zero::nn::{InferenceOptions, NetEvaluator, default_device};
+use yinsh_zero::nn::{NetEvaluator, default_device};
 use yinsh_zero::run::config::RunConfig;
 use yinsh_zero::selfplay::{self, Progress, SelfPlaySummary};
 
@@ -87,15 +87,7 @@ fn play<G: Game>(game: &G, args: Args, cfg: RunConfig) -> anyhow::Result<()> {
             generation,
             &args.out,
             &format!("g{generation:06}-s{}", args.seed),
-            |_| {
-                NetEvaluator::new(
-                    game.clone(),
-                    model.clone(),
-                    device.clone(),
-                    InferenceOptions::default(),
-                )
-                .map_err(|e| e.to_string())
-            },
+            NetEvaluator::per_worker(game, &model, &device),
             &progress,
             &|| false,
         )

@@ -10,8 +10,8 @@ use std::time::{Duration, Instant};
 
 use super::ExternalConfig;
 use crate::eval::{MoveInfo, Player, PlayerFailure};
-use crate::yinsh::notation::{format_game, parse_action};
-use crate::yinsh::{Action, Position, Variant};
+use crate::game::{ActionOf, Game, State};
+use crate::yinsh::Yinsh;
 
 /// Why an external program could not be used.
 #[derive(Debug, thiserror::Error)]
@@ -28,7 +28,7 @@ pub enum ExternalError {
 /// An external program speaking the engine protocol, as a [`Player`].
 ///
 /// The program is started with `sh -c`, greeted with `yinsh` and must
-/// answer `yinshok`. For each game it gets `newgame [blitz]` and
+/// answer `yinshok`. For each game it gets `newgame <variant>` and
 /// `isready`; for each decision the whole game so far
 /// (`position startpos moves ...`) and `go`, and must answer
 /// `bestmove <decision>` within [`ExternalConfig::move_timeout`]. Lines it
@@ -39,7 +39,8 @@ pub enum ExternalError {
 /// fail with a message that says what happened (with the last lines the
 /// program wrote to stderr); the player then stays failed. The program is
 /// killed when the player is dropped.
-pub struct ExternalPlayer {
+pub struct ExternalPlayer<G: Game = Yinsh> {
+    game: G,
     command: String,
     config: ExternalConfig,
     child: Child,
@@ -48,10 +49,10 @@ pub struct ExternalPlayer {
     stderr_tail: Arc<Mutex<VecDeque<String>>>,
     /// `id name` from the handshake.
     id_name: Option<String>,
-    start: Position,
-    actions: Vec<Action>,
+    start: G::State,
+    actions: Vec<ActionOf<G>>,
     failed: Option<PlayerFailure>,
-    last_info: Option<MoveInfo<Action>>,
+    last_info: Option<MoveInfo<ActionOf<G>>>,
 }
 
 /// What waiting for a line found.
@@ -61,9 +62,21 @@ enum Wait {
     Exited,
 }
 
-impl ExternalPlayer {
-    /// Starts `command` and completes the handshake.
-    pub fn spawn(command: &str, config: ExternalConfig) -> Result<ExternalPlayer, ExternalError> {
+impl ExternalPlayer<Yinsh> {
+    /// Starts `command`, a YINSH engine, and completes the handshake.
+    pub fn spawn(command: &str, config: ExternalConfig) -> Result<Self, ExternalError> {
+        ExternalPlayer::spawn_for(Yinsh::standard(), command, config)
+    }
+}
+
+impl<G: Game> ExternalPlayer<G> {
+    /// Starts `command`, an engine for `game` (any of its variants), and
+    /// completes the handshake.
+    pub fn spawn_for(
+        game: G,
+        command: &str,
+        config: ExternalConfig,
+    ) -> Result<Self, ExternalError> {
         // `exec` lets the program replace the shell, so that killing the
         // child kills the program itself; compound commands keep the shell.
         let plain = !command.contains([';', '&', '|', '<', '>', '(', ')', '$', '`', '\n']);
@@ -111,6 +124,8 @@ impl ExternalPlayer {
             }
         });
         let mut p = ExternalPlayer {
+            start: game.start(),
+            game,
             command: command.into(),
             config,
             child,
@@ -118,7 +133,6 @@ impl ExternalPlayer {
             lines,
             stderr_tail,
             id_name: None,
-            start: Position::new(),
             actions: Vec::new(),
             failed: None,
             last_info: None,
@@ -239,8 +253,8 @@ impl ExternalPlayer {
         f
     }
 
-    fn ask(&mut self, pos: &Position) -> Result<Action, String> {
-        let moves = format_game(&self.start, &self.actions);
+    fn ask(&mut self, pos: &G::State) -> Result<ActionOf<G>, String> {
+        let moves = self.game.format_game(&self.start, &self.actions);
         let position = if moves.is_empty() {
             "position startpos".to_string()
         } else {
@@ -255,16 +269,16 @@ impl ExternalPlayer {
         self.send(&go)?;
         let timeout = self.config.move_timeout;
         let mut info = None;
-        let action = self.expect(timeout, "`go`", |_, line| {
+        let action = self.expect(timeout, "`go`", |p, line| {
             if let Some(rest) = line.strip_prefix("info") {
-                info = Some(parse_info(pos, rest));
+                info = Some(parse_info(&p.game, pos, rest));
                 return Ok(None);
             }
             let Some(text) = line.strip_prefix("bestmove") else {
                 return Ok(None);
             };
             let text = text.trim();
-            parse_action(pos, text).map(Some).map_err(|e| {
+            p.game.parse_action(pos, text).map(Some).map_err(|e| {
                 format!("answered `{line}` after `{position}`, which is not a legal decision: {e}")
             })
         })?;
@@ -274,7 +288,7 @@ impl ExternalPlayer {
 }
 
 /// Reads the fields of an `info` line we understand; others are skipped.
-fn parse_info(pos: &Position, rest: &str) -> MoveInfo<Action> {
+fn parse_info<G: Game>(game: &G, pos: &G::State, rest: &str) -> MoveInfo<ActionOf<G>> {
     let mut info = MoveInfo::default();
     let words: Vec<&str> = rest.split_whitespace().collect();
     let mut i = 0;
@@ -286,9 +300,9 @@ fn parse_info(pos: &Position, rest: &str) -> MoveInfo<Action> {
             "depth" => info.depth = next.parse().ok(),
             "nodes" => info.nodes = next.parse().ok(),
             "pv" => {
-                let mut p = *pos;
+                let mut p = pos.clone();
                 for w in &words[i + 1..] {
-                    match parse_action(&p, w) {
+                    match game.parse_action(&p, w) {
                         Ok(a) => {
                             p.play_unchecked(a);
                             info.pv.push(a);
@@ -308,7 +322,7 @@ fn parse_info(pos: &Position, rest: &str) -> MoveInfo<Action> {
     info
 }
 
-impl Player<Position> for ExternalPlayer {
+impl<G: Game> Player<G::State> for ExternalPlayer<G> {
     fn name(&self) -> String {
         format!("cmd:{}", self.command)
     }
@@ -316,18 +330,18 @@ impl Player<Position> for ExternalPlayer {
     /// Prefer [`Player::try_choose`]: this one cannot report a failure,
     /// and answers with the first legal decision instead (the failure is
     /// kept and every later `try_choose` returns it).
-    fn choose(&mut self, pos: &Position) -> Action {
+    fn choose(&mut self, pos: &G::State) -> ActionOf<G> {
         match self.try_choose(pos) {
             Ok(a) => a,
             Err(_) => pos.legal_actions()[0],
         }
     }
 
-    fn try_choose(&mut self, pos: &Position) -> Result<Action, PlayerFailure> {
+    fn try_choose(&mut self, pos: &G::State) -> Result<ActionOf<G>, PlayerFailure> {
         if let Some(f) = &self.failed {
             return Err(f.clone());
         }
-        let mut replay = self.start;
+        let mut replay = self.start.clone();
         for &a in &self.actions {
             replay.play_unchecked(a);
         }
@@ -341,29 +355,33 @@ impl Player<Position> for ExternalPlayer {
         self.ask(pos).map_err(|why| self.fail(why))
     }
 
-    fn info(&self) -> Option<MoveInfo<Action>> {
+    fn info(&self) -> Option<MoveInfo<ActionOf<G>>> {
         self.last_info.clone()
     }
 
-    fn new_game(&mut self, start: &Position) {
+    fn new_game(&mut self, start: &G::State) {
         self.actions.clear();
-        self.start = *start;
+        self.start = start.clone();
         self.last_info = None;
         if self.failed.is_some() {
             return;
         }
-        if *start != Position::with_variant(start.variant()) {
+        // The protocol names a variant, so the game must begin at one's start.
+        let Some(game) = G::VARIANTS
+            .iter()
+            .filter_map(|v| G::with_variant(v).ok())
+            .find(|g| g.start() == *start)
+        else {
             self.fail("cannot be given a game that does not begin at a start position".into());
             return;
-        }
-        let newgame = if start.variant() == Variant::BLITZ {
-            "newgame blitz"
-        } else {
-            "newgame"
         };
+        // Named even when it is the usual one: a plain `newgame` starts
+        // whatever variant the program was started with.
+        let newgame = format!("newgame {}", game.variant());
+        self.game = game;
         let timeout = self.config.handshake_timeout;
         let ready = self
-            .send(newgame)
+            .send(&newgame)
             .and_then(|()| self.send("isready"))
             .and_then(|()| {
                 self.expect(timeout, "`isready`", |_, line| {
@@ -375,12 +393,12 @@ impl Player<Position> for ExternalPlayer {
         }
     }
 
-    fn observe(&mut self, _pos_before: &Position, action: Action) {
+    fn observe(&mut self, _pos_before: &G::State, action: ActionOf<G>) {
         self.actions.push(action);
     }
 }
 
-impl Drop for ExternalPlayer {
+impl<G: Game> Drop for ExternalPlayer<G> {
     fn drop(&mut self) {
         let _ = writeln!(self.stdin, "quit");
         let _ = self.stdin.flush();

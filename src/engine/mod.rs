@@ -26,8 +26,8 @@ use std::time::Duration;
 pub use external::{ExternalError, ExternalPlayer};
 pub use server::{Engine, Reply, serve};
 
-use crate::eval::{Player, PlayerSpec, parse_player, players_of};
-use crate::yinsh::Position;
+use crate::eval::{GamePlayers, Player, PlayerSpec, parse_game_player, players_of};
+use crate::yinsh::Yinsh;
 
 /// How to talk to external programs.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -52,8 +52,14 @@ impl Default for ExternalConfig {
 }
 
 /// The command line of an external player spec, if it is one (see the
-/// module docs).
+/// module docs), for YINSH.
 pub fn external_command(spec: &str) -> Option<&str> {
+    external_command_of::<Yinsh>(spec)
+}
+
+/// The command line of an external player spec of game `G`: `cmd:...`, or
+/// a spec with white space whose name is none of `G`'s players.
+pub fn external_command_of<G: GamePlayers>(spec: &str) -> Option<&str> {
     let spec = spec.trim();
     if let Some(cmd) = spec.strip_prefix("cmd:") {
         return Some(cmd.trim());
@@ -64,9 +70,7 @@ pub fn external_command(spec: &str) -> Option<&str> {
         .unwrap_or("")
         .trim()
         .to_ascii_lowercase();
-    let known = players_of::<crate::yinsh::Yinsh>()
-        .iter()
-        .any(|p| p.name == name);
+    let known = players_of::<G>().iter().any(|p| p.name == name);
     (!known && spec.contains(char::is_whitespace)).then_some(spec)
 }
 
@@ -94,28 +98,46 @@ pub fn canonical_spec(spec: &str) -> String {
     }
 }
 
-/// Checks a spec without starting anything: internal specs are parsed,
-/// external ones must name a command.
+/// Checks a YINSH spec without starting anything ([`check_game_spec`]).
 pub fn check_spec(spec: &str) -> Result<(), String> {
-    match external_command(spec) {
+    check_game_spec(&Yinsh::standard(), spec)
+}
+
+/// Checks a spec of `game` without starting anything: internal specs are
+/// parsed, external ones must name a command.
+pub fn check_game_spec<G: GamePlayers>(game: &G, spec: &str) -> Result<(), String> {
+    match external_command_of::<G>(spec) {
         Some("") => Err(format!("`{spec}`: no command after `cmd:`")),
         Some(_) => Ok(()),
-        None => parse_player(spec, 0).map(|_| ()).map_err(|e| e.to_string()),
+        None => parse_game_player(game, spec, 0)
+            .map(|_| ())
+            .map_err(|e| e.to_string()),
     }
 }
 
-/// Builds the player of any spec: ours through [`parse_player`], external
-/// programs through [`ExternalPlayer::spawn`] (which starts the program and
-/// completes the handshake).
+/// Builds the YINSH player of any spec ([`build_game_player`]).
 pub fn build_player(
     spec: &str,
     seed: u64,
     external: &ExternalConfig,
-) -> Result<Box<dyn Player<Position>>, String> {
-    match external_command(spec) {
-        Some(cmd) => ExternalPlayer::spawn(cmd, external.clone())
-            .map(|p| Box::new(p) as Box<dyn Player<Position>>)
+) -> Result<Box<dyn Player<crate::yinsh::Position>>, String> {
+    build_game_player(&Yinsh::standard(), spec, seed, external)
+}
+
+/// Builds the player of `game` of any spec: ours through
+/// [`parse_game_player`], external programs through
+/// [`ExternalPlayer::spawn_for`] (which starts the program and completes
+/// the handshake).
+pub fn build_game_player<G: GamePlayers>(
+    game: &G,
+    spec: &str,
+    seed: u64,
+    external: &ExternalConfig,
+) -> Result<Box<dyn Player<G::State>>, String> {
+    match external_command_of::<G>(spec) {
+        Some(cmd) => ExternalPlayer::spawn_for(game.clone(), cmd, external.clone())
+            .map(|p| Box::new(p) as Box<dyn Player<G::State>>)
             .map_err(|e| e.to_string()),
-        None => parse_player(spec, seed).map_err(|e| e.to_string()),
+        None => parse_game_player(game, spec, seed).map_err(|e| e.to_string()),
     }
 }

@@ -113,7 +113,7 @@ static ALL_WINDOWS: LazyLock<Vec<Bitboard>> = LazyLock::new(|| {
 });
 
 /// Static evaluation for the player to act in a running game.
-pub fn evaluate(pos: &Position) -> i32 {
+pub fn static_eval(pos: &Position) -> i32 {
     let me = pos.to_act();
     side_score(pos, me) - side_score(pos, !me) + weight::TEMPO
 }
@@ -269,7 +269,7 @@ impl AlphaBetaPlayer {
         }
         let removal = matches!(pos.decision(), Decision::RemoveRow | Decision::RemoveRing);
         if depth == 0 && !removal {
-            return evaluate(pos);
+            return static_eval(pos);
         }
         let key = pos.hash();
         let mut tt_best = None;
@@ -468,9 +468,9 @@ mod tests {
         let mut other = pos;
         other.to_act = Color::Black;
         assert_eq!(
-            evaluate(&pos) - weight::TEMPO,
-            -(evaluate(&other) - weight::TEMPO)
+            static_eval(&pos) - weight::TEMPO,
+            -(static_eval(&other) - weight::TEMPO)
         );
-        assert!(evaluate(&pos) > 0, "white has a three and more markers");
+        assert!(static_eval(&pos) > 0, "white has a three and more markers");
     }
 }

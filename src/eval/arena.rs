@@ -158,8 +158,15 @@ pub struct ArenaGame {
     /// The game's seed (players' seeds derive from it) and the run's.
     pub seed: u64,
     pub arena_seed: u64,
+    /// The game's name; records written before games had names are YINSH.
+    #[serde(default = "yinsh_name")]
+    pub game: String,
     /// The game's variant (YINSH: `standard` or `blitz`).
     pub variant: String,
+}
+
+fn yinsh_name() -> String {
+    "yinsh".into()
 }
 
 impl ArenaGame {
@@ -176,6 +183,7 @@ impl ArenaGame {
             && self.black == scheduled.black
             && self.first_white == scheduled.first_white
             && self.opening == scheduled.opening
+            && self.game == scheduled.game
             && self.variant == scheduled.variant
     }
 
@@ -612,6 +620,7 @@ pub(crate) fn schedule<G: Game>(
         forfeit: None,
         seed,
         arena_seed: config.seed,
+        game: G::NAME.into(),
         variant: config.game.variant().into(),
     };
     ScheduledGame {

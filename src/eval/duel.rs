@@ -21,7 +21,8 @@ use super::arena::{
 };
 use crate::evaluator::Evaluator;
 use crate::game::{ActionOf, Color, Game, State};
-use crate::mcts::{Leaf, Search, SearchConfig, SearchError};
+use crate::mcts::batch::{self, Batches, InFlight};
+use crate::mcts::{Search, SearchConfig, SearchError};
 
 /// How a duel is played besides its schedule.
 #[derive(Clone, Debug, PartialEq)]
@@ -193,6 +194,14 @@ struct DuelGame<S: State> {
     decisions: usize,
 }
 
+impl<S: State> InFlight<S> for DuelGame<S> {
+    /// The side to act searches with its own tree and its own evaluator.
+    fn current(&mut self) -> (usize, &mut Search<S>) {
+        let side = self.side_to_act();
+        (side, &mut self.searches[side])
+    }
+}
+
 impl<S: State> DuelGame<S> {
     /// Which player (0 = first) is to act.
     fn side_to_act(&self) -> usize {
@@ -271,54 +280,30 @@ impl<G: Game> DuelWorker<'_, G> {
         for _ in 0..self.settings.games_in_flight {
             slots.push(self.start()?);
         }
-        let mut waiting: [Vec<usize>; 2] = [Vec::new(), Vec::new()];
-        let mut positions: [Vec<G::State>; 2] = [Vec::new(), Vec::new()];
+        let mut buffers = Batches::new(2, slots.len());
         loop {
             if (self.should_stop)() || self.decided.load(Ordering::Relaxed) {
                 return Ok(());
             }
-            for side in 0..2 {
-                waiting[side].clear();
-                positions[side].clear();
-            }
-            for (i, slot) in slots.iter_mut().enumerate() {
-                while let Some(game) = slot {
-                    let side = game.side_to_act();
-                    match game.searches[side].next_leaf() {
-                        Leaf::NeedsEval(p) => {
-                            waiting[side].push(i);
-                            positions[side].push(p);
-                            break;
-                        }
-                        Leaf::Done => {
-                            let action: ActionOf<G> = game.searches[side].result().action;
-                            for s in &mut game.searches {
-                                s.advance(action)?;
-                            }
-                            game.decisions += 1;
-                            if game.searches[0].position().is_over() {
-                                let mut g = slot.take().expect("slot holds a game");
-                                let last = g.searches[0].position().clone();
-                                g.scheduled.game.finish(g.decisions, Ok(&last));
-                                self.count(g.scheduled.game);
-                                *slot = self.start()?;
-                            }
-                        }
-                    }
+            let stepped = batch::step(&mut slots, evaluators, &mut buffers, |slot| {
+                let game = slot.as_mut().expect("a deciding game is in its slot");
+                let side = game.side_to_act();
+                let action: ActionOf<G> = game.searches[side].result().action;
+                for s in &mut game.searches {
+                    s.advance(action)?;
                 }
-            }
-            if waiting.iter().all(|w| w.is_empty()) {
+                game.decisions += 1;
+                if game.searches[0].position().is_over() {
+                    let mut g = slot.take().expect("slot holds a game");
+                    let last = g.searches[0].position().clone();
+                    g.scheduled.game.finish(g.decisions, Ok(&last));
+                    self.count(g.scheduled.game);
+                    *slot = self.start()?;
+                }
+                Ok::<(), DuelError>(())
+            })?;
+            if stepped.is_none() {
                 return Ok(());
-            }
-            for side in 0..2 {
-                if positions[side].is_empty() {
-                    continue;
-                }
-                let evals = evaluators[side].evaluate(&positions[side]);
-                for (&i, e) in waiting[side].iter().zip(evals) {
-                    let game = slots[i].as_mut().expect("waiting slot");
-                    game.searches[side].provide(e)?;
-                }
             }
         }
     }

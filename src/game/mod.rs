@@ -215,6 +215,9 @@ pub trait Game: Clone + Debug + PartialEq + Send + Sync + 'static {
     /// (`yinsh`).
     const NAME: &'static str;
 
+    /// The names of the game's variants, the first the usual one.
+    const VARIANTS: &'static [&'static str];
+
     /// The variant's name as configs and records write it (`standard`).
     fn variant(&self) -> &str;
 

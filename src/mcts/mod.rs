@@ -43,6 +43,7 @@
 //! several decisions in a row by one player (YINSH's move, row and ring) are
 //! handled without assuming that players alternate.
 
+pub mod batch;
 pub mod bench;
 pub mod config;
 pub mod gumbel;

@@ -143,19 +143,40 @@ impl Default for GameSection {
     }
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
+///
+/// Its defaults are the embedded `configs/default.toml`'s
+/// ([`RunConfig::default`]); each section's Rust `Default` agrees with it
+/// (a test holds them equal) except `[search]`, whose table is self-play's
+/// search while [`SearchConfig::default`] is a player's.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct RunConfig {
+    #[serde(default)]
     pub game: GameSection,
-    #[serde(rename = "loop")]
+    #[serde(rename = "loop", default)]
     pub run: LoopConfig,
+    #[serde(default)]
     pub model: ModelSection,
+    #[serde(default)]
     pub search: SearchConfig,
+    #[serde(default)]
     pub selfplay: SelfPlayConfig,
+    #[serde(default)]
     pub replay: WindowConfig,
+    #[serde(default)]
     pub train: TrainConfig,
+    #[serde(default)]
     pub gating: GatingConfig,
+    #[serde(default)]
     pub baseline: BaselineConfig,
+}
+
+impl Default for RunConfig {
+    /// The embedded default config, `configs/default.toml`.
+    fn default() -> Self {
+        RunConfig::from_toml(DEFAULT_CONFIG, "the default config")
+            .expect("the embedded default config is valid")
+    }
 }
 
 /// Keys that may differ between a run's frozen config and the config it is
@@ -463,6 +484,29 @@ mod tests {
                 .to_string();
             assert!(e.contains("c.toml") && e.contains(needle), "{e}");
         }
+    }
+
+    #[test]
+    fn rust_defaults_agree_with_the_embedded_config() {
+        let toml = RunConfig::default();
+        assert_eq!(toml.game, GameSection::default());
+        assert_eq!(toml.run, LoopConfig::default());
+        assert_eq!(toml.model, ModelSection::default());
+        assert_eq!(toml.selfplay, SelfPlayConfig::default());
+        assert_eq!(toml.replay, WindowConfig::default());
+        assert_eq!(toml.train, TrainConfig::default());
+        assert_eq!(toml.gating, GatingConfig::default());
+        assert_eq!(toml.baseline, BaselineConfig::default());
+        // Self-play searches differ from a player's on purpose, and only here.
+        let play = SearchConfig::default();
+        let selfplay = SearchConfig {
+            simulations: 64,
+            fast_simulations: 16,
+            full_search_prob: 0.5,
+            gumbel: true,
+            ..play
+        };
+        assert_eq!(toml.search, selfplay);
     }
 
     #[test]

@@ -29,7 +29,7 @@ use super::metrics::{MetricsLog, fields};
 use super::progress::Phase;
 use crate::checkpoint::{self, CHECKPOINT_VERSION, CheckpointMeta};
 use crate::eval::GamePlayers;
-use crate::nn::{InferenceOptions, Model, NetEvaluator};
+use crate::nn::{Model, NetEvaluator};
 use crate::replay::window::ReplayWindow;
 use crate::selfplay::{self, Progress};
 use crate::train::{Batch, Trainer};
@@ -175,6 +175,9 @@ impl<'a, G: GamePlayers> Loop<'a, G> {
         fs::create_dir_all(run.selfplay())?;
         let log = MetricsLog::open(&run.logs())?;
         if checkpoint::list(&ckpts)?.is_empty() {
+            // The backend's generator draws the initial weights: seeding it
+            // from the run seed makes generation 0 (and with it the run) repeat.
+            device.seed(sub_seed(cfg.run.seed ^ 0x1417, 0));
             let model = cfg.model.to_model_config().init(&game.net_shape(), &device);
             let meta = CheckpointMeta {
                 version: CHECKPOINT_VERSION,
@@ -381,15 +384,7 @@ impl<'a, G: GamePlayers> Loop<'a, G> {
                 self.best,
                 &self.run.selfplay(),
                 &RunDir::record_prefix(g, attempt),
-                |_| {
-                    NetEvaluator::new(
-                        self.game.clone(),
-                        model.clone(),
-                        self.device.clone(),
-                        InferenceOptions::default(),
-                    )
-                    .map_err(|e| e.to_string())
-                },
+                NetEvaluator::per_worker(self.game, model, &self.device),
                 &progress,
                 &|| self.stopping(),
             );

@@ -17,7 +17,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::evaluator::Evaluator;
 use crate::game::{Color, Game, GameResult, State};
-use crate::mcts::{Leaf, Search, SearchConfig, SearchError};
+use crate::mcts::batch::{self, Batches, InFlight};
+use crate::mcts::{Search, SearchConfig, SearchError};
 use crate::replay::record::{self, RecordError, RecordFile, RecordMeta, Sample};
 use crate::util::sub_seed;
 
@@ -150,6 +151,13 @@ impl SelfPlaySummary {
 }
 
 /// A game in progress in one worker slot.
+impl<S: State> InFlight<S> for Slot<S> {
+    /// One network plays both sides.
+    fn current(&mut self) -> (usize, &mut Search<S>) {
+        (0, &mut self.search)
+    }
+}
+
 struct Slot<S: State> {
     decisions: u64,
     search: Search<S>,
@@ -297,54 +305,35 @@ impl<G: Game> Worker<'_, G> {
         let mut games_in_file = 0u32;
         let mut seq = 0u32;
         let mut eval_time = Duration::ZERO;
-        let mut waiting = Vec::with_capacity(slots.len());
-        let mut positions = Vec::with_capacity(slots.len());
+        let mut buffers = Batches::new(1, slots.len());
         loop {
             if (self.should_stop)() {
                 summary.interrupted = true;
                 break;
             }
-            waiting.clear();
-            positions.clear();
-            for (i, slot) in slots.iter_mut().enumerate() {
-                while let Some(game) = slot {
-                    match game.search.next_leaf() {
-                        Leaf::NeedsEval(p) => {
-                            waiting.push(i);
-                            positions.push(p);
-                            break;
+            let stepped = batch::step(
+                &mut slots,
+                std::slice::from_mut(evaluator),
+                &mut buffers,
+                |slot| {
+                    let game = slot.as_mut().expect("a deciding game is in its slot");
+                    if self.finish_decision(game)? {
+                        let game = slot.take().expect("slot holds a game");
+                        pending.extend(self.complete(game, &mut summary));
+                        games_in_file += 1;
+                        if games_in_file as usize >= self.cfg.games_per_file {
+                            self.write(&mut pending, &mut seq, games_in_file, &mut summary)?;
+                            games_in_file = 0;
                         }
-                        Leaf::Done => {
-                            if self.finish_decision(game)? {
-                                let game = slot.take().expect("slot holds a game");
-                                pending.extend(self.complete(game, &mut summary));
-                                games_in_file += 1;
-                                if games_in_file as usize >= self.cfg.games_per_file {
-                                    self.write(
-                                        &mut pending,
-                                        &mut seq,
-                                        games_in_file,
-                                        &mut summary,
-                                    )?;
-                                    games_in_file = 0;
-                                }
-                                *slot = self.start_game()?;
-                            }
-                        }
+                        *slot = self.start_game()?;
                     }
-                }
-            }
-            if positions.is_empty() {
-                break;
-            }
-            let t = Instant::now();
-            let evals = evaluator.evaluate(&positions);
-            eval_time += t.elapsed();
-            summary.batches += 1;
-            summary.evaluated += positions.len() as u64;
-            for (&i, e) in waiting.iter().zip(evals) {
-                slots[i].as_mut().expect("waiting slot").search.provide(e)?;
-            }
+                    Ok::<(), SelfPlayError>(())
+                },
+            )?;
+            let Some(stepped) = stepped else { break };
+            eval_time += stepped.eval_time;
+            summary.batches += stepped.batches as u64;
+            summary.evaluated += stepped.evaluated as u64;
         }
         if games_in_file > 0 {
             self.write(&mut pending, &mut seq, games_in_file, &mut summary)?;

@@ -64,7 +64,7 @@ pub enum GameError {
 }
 
 /// A game between a human and an engine (or two humans at one screen).
-pub struct Game {
+pub struct PageGame {
     start: Position,
     pos: Position,
     actions: Vec<Action>,
@@ -84,9 +84,9 @@ pub struct Game {
     flipped: Vec<Point>,
 }
 
-impl std::fmt::Debug for Game {
+impl std::fmt::Debug for PageGame {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Game")
+        f.debug_struct("PageGame")
             .field("opponent", &self.opponent)
             .field("human", &self.human)
             .field("actions", &self.actions)
@@ -131,10 +131,10 @@ pub fn bounded_spec(spec: &str, max: Duration) -> Result<String, GameError> {
     Ok(parsed.to_string())
 }
 
-impl Game {
+impl PageGame {
     /// A new game; the opponent spec is bounded by `max_think` (see
     /// [`bounded_spec`]) and built at once, so a bad spec fails here.
-    pub fn new(options: &GameOptions, max_think: Duration) -> Result<Game, GameError> {
+    pub fn new(options: &GameOptions, max_think: Duration) -> Result<PageGame, GameError> {
         let start = Position::with_variant(Variant::blitz_if(options.blitz));
         let (opponent, engine) = if options.opponent.trim().eq_ignore_ascii_case(HUMAN) {
             (HUMAN.to_string(), None)
@@ -144,7 +144,7 @@ impl Game {
             player.new_game(&start);
             (spec, Some(player))
         };
-        let mut game = Game {
+        let mut game = PageGame {
             start,
             pos: start,
             actions: Vec::new(),
@@ -179,7 +179,7 @@ impl Game {
         &self.start
     }
 
-    /// Every decision so far, from [`Game::start`].
+    /// Every decision so far, from [`PageGame::start`].
     pub fn actions(&self) -> &[Action] {
         &self.actions
     }
@@ -228,7 +228,7 @@ impl Game {
     }
 
     /// Lends the engine out to think about the current position, off the
-    /// game's lock. Give it back with [`Game::finish_engine`].
+    /// game's lock. Give it back with [`PageGame::finish_engine`].
     pub fn begin_engine(&mut self) -> Result<EngineJob, GameError> {
         if !self.has_engine() {
             return Err(GameError::NoEngine);

@@ -27,8 +27,8 @@ pub use analysis::{
     Analysis, EvaluatorFactory, MoveShare, analyze, rollout_evaluators, spec_evaluators,
 };
 pub use game::{
-    BoardView, ByColour, EngineDone, EngineJob, Game, GameError, GameOptions, GameView, HUMAN,
-    OutcomeView, bounded_spec,
+    BoardView, ByColour, EngineDone, EngineJob, GameError, GameOptions, GameView, HUMAN,
+    OutcomeView, PageGame, bounded_spec,
 };
 pub use run_view::{EvalFile, RunView, SeriesPoint, read_run};
 pub use server::{ApiError, ServeConfig, router, serve};

@@ -23,7 +23,7 @@ use serde_json::json;
 
 use super::analysis::{EvaluatorFactory, analyze, spec_evaluators};
 use super::assets;
-use super::game::{BoardView, Game, GameError, GameOptions, GameView, outcome_text};
+use super::game::{BoardView, GameError, GameOptions, GameView, PageGame, outcome_text};
 use super::run_view::read_run;
 use crate::eval::players_of;
 use crate::yinsh::notation::{NotationError, format_turns, parse_game};
@@ -64,7 +64,7 @@ impl Default for ServeConfig {
 }
 
 struct Entry {
-    game: Arc<Mutex<Game>>,
+    game: Arc<Mutex<PageGame>>,
     last_used: u64,
 }
 
@@ -77,7 +77,7 @@ struct AppState {
 type Shared = Arc<AppState>;
 
 impl AppState {
-    fn get(&self, id: &str) -> Result<Arc<Mutex<Game>>, ApiError> {
+    fn get(&self, id: &str) -> Result<Arc<Mutex<PageGame>>, ApiError> {
         let mut games = lock(&self.games);
         let tick = self.clock.fetch_add(1, Ordering::Relaxed);
         match games.get_mut(id) {
@@ -92,7 +92,7 @@ impl AppState {
         }
     }
 
-    fn insert(&self, game: Game) -> (String, Arc<Mutex<Game>>) {
+    fn insert(&self, game: PageGame) -> (String, Arc<Mutex<PageGame>>) {
         let mut games = lock(&self.games);
         while games.len() >= self.config.max_games.max(1) {
             let oldest = games
@@ -272,7 +272,7 @@ async fn new_game(State(state): State<Shared>, bytes: Bytes) -> Result<Response,
     };
     let max_think = state.config.max_think;
     // Building a player may allocate large tables: keep it off the async threads.
-    let game = tokio::task::spawn_blocking(move || Game::new(&options, max_think))
+    let game = tokio::task::spawn_blocking(move || PageGame::new(&options, max_think))
         .await
         .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))??;
     let (id, game) = state.insert(game);

@@ -90,8 +90,6 @@ pub struct Yinsh {
 }
 
 impl Yinsh {
-    pub const VARIANTS: [&'static str; 2] = ["standard", "blitz"];
-
     pub const fn standard() -> Yinsh {
         Yinsh {
             rules: Variant::STANDARD,
@@ -122,6 +120,7 @@ impl Game for Yinsh {
     type State = Position;
 
     const NAME: &'static str = "yinsh";
+    const VARIANTS: &'static [&'static str] = &["standard", "blitz"];
 
     fn variant(&self) -> &str {
         self.rules.name()

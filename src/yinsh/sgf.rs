@@ -58,7 +58,7 @@ pub struct SgfGame {
 /// A game's result in a form for reports and `--json`:
 /// `{"steps": N, "result": "black", "reason": "three_rings", "rings_removed": {"white": 2, "black": 3}}`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-pub struct GameResult {
+pub struct SgfResult {
     /// Decisions applied.
     pub steps: usize,
     /// `"white"`, `"black"`, `"draw"` or `"unfinished"`.
@@ -92,13 +92,13 @@ impl SgfGame {
     /// let r = game.result();
     /// assert_eq!((r.steps, r.result, r.reason), (1, "white", "resign"));
     /// ```
-    pub fn result(&self) -> GameResult {
+    pub fn result(&self) -> SgfResult {
         let pos = &self.final_position;
         let (result, reason) = match pos.outcome() {
             Some(o) => (o.winner.map_or("draw", Color::name), o.reason.name()),
             None => ("unfinished", "unfinished"),
         };
-        GameResult {
+        SgfResult {
             steps: self.actions.len(),
             result,
             reason,
@@ -343,7 +343,7 @@ fn parse_step(words: &[String]) -> Result<Step, StepError> {
 }
 
 /// Replaying state.
-struct Replay {
+struct Reader {
     pos: Position,
     steps: Vec<SgfStep>,
     resigned: Option<Color>,
@@ -352,7 +352,7 @@ struct Replay {
     picked: Option<(Point, String, String)>,
 }
 
-impl Replay {
+impl Reader {
     /// Checks that the step's player and the colour it names are the player
     /// who must decide. Only board-changing steps are checked: BoardSpace
     /// files `Done` and other bookkeeping under either player, but a piece
@@ -472,7 +472,7 @@ pub fn parse_sgf(text: &str) -> Result<SgfGame, SgfError> {
     let blitz = properties
         .iter()
         .any(|(k, v)| k == "SU" && v.to_ascii_lowercase().contains("blitz"));
-    let mut replay = Replay {
+    let mut replay = Reader {
         pos: Position::with_variant(Variant::blitz_if(blitz)),
         steps: Vec::new(),
         resigned: None,

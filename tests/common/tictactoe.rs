@@ -300,7 +300,6 @@ pub fn map_cell(index: usize, k: usize) -> usize {
 pub struct TicTacToe;
 
 impl TicTacToe {
-    pub const VARIANTS: [&'static str; 1] = ["standard"];
     const RECORD_BYTES: usize = 10;
 }
 
@@ -308,6 +307,7 @@ impl Game for TicTacToe {
     type State = Board;
 
     const NAME: &'static str = "tictactoe";
+    const VARIANTS: &'static [&'static str] = &["standard"];
 
     fn variant(&self) -> &str {
         "standard"

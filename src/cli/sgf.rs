@@ -1,4 +1,4 @@
-//! `yinsh-zero replay FILE [--json]`: replay a BoardSpace record.
+//! `yinsh-zero sgf FILE [--json]` (or `replay`): step through a BoardSpace record.
 
 use std::path::PathBuf;
 
