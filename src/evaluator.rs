@@ -37,6 +37,12 @@ impl<S: State, E: Evaluator<S> + ?Sized> Evaluator<S> for Box<E> {
     }
 }
 
+impl<S: State, E: Evaluator<S> + ?Sized> Evaluator<S> for &mut E {
+    fn evaluate(&mut self, positions: &[S]) -> Vec<Evaluation> {
+        (**self).evaluate(positions)
+    }
+}
+
 /// Uniform priors and an even value: search with no knowledge at all, used to
 /// measure search overhead and to test the search on its own.
 #[derive(Clone, Copy, Debug, Default)]

@@ -17,6 +17,14 @@ pub trait InFlight<S: State> {
     fn current(&mut self) -> (usize, &mut Search<S>);
 }
 
+/// A lone search is a game in flight whose leaves the first evaluator
+/// judges (the search benchmark steps bare searches).
+impl<S: State> InFlight<S> for Search<S> {
+    fn current(&mut self) -> (usize, &mut Search<S>) {
+        (0, self)
+    }
+}
+
 /// What one [`step`] did.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Stepped {

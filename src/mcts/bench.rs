@@ -7,7 +7,8 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use serde::{Deserialize, Serialize};
 
-use super::{Leaf, Search, SearchConfig};
+use super::batch::{Batches, step};
+use super::{Search, SearchConfig, SearchError};
 use crate::evaluator::{Evaluator, UniformEvaluator};
 use crate::game::State;
 
@@ -66,44 +67,37 @@ pub fn bench_search_with<S: State>(
     let games = games.max(1);
     let mut rng = SmallRng::seed_from_u64(seed);
     let fresh = |rng: &mut SmallRng| {
-        Search::new(start.clone(), cfg.clone(), rng.random()).expect("bench config is valid")
+        Some(Search::new(start.clone(), cfg.clone(), rng.random()).expect("bench config is valid"))
     };
-    let mut searches: Vec<Search<S>> = (0..games).map(|_| fresh(&mut rng)).collect();
+    // Self-play's own stepping loop, with one evaluator for every game.
+    let mut slots: Vec<Option<Search<S>>> = (0..games).map(|_| fresh(&mut rng)).collect();
+    let mut buffers = Batches::new(1, games);
+    let mut evaluators = [evaluator];
     let (mut done_sims, mut moves, mut finished) = (0u64, 0u64, 0u64);
-    let mut waiting = Vec::with_capacity(games);
-    let mut positions = Vec::with_capacity(games);
 
     let start = Instant::now();
     while start.elapsed().as_secs_f64() < seconds {
-        waiting.clear();
-        positions.clear();
-        for (i, s) in searches.iter_mut().enumerate() {
-            match s.next_leaf() {
-                Leaf::NeedsEval(pos) => {
-                    waiting.push(i);
-                    positions.push(pos);
-                }
-                Leaf::Done => {
-                    let r = s.result();
-                    moves += 1;
-                    s.advance(r.action)
-                        .expect("the search chose a legal action");
-                    if s.position().is_over() {
-                        finished += 1;
-                        done_sims += s.total_simulations();
-                        *s = fresh(&mut rng);
-                    }
-                }
+        step(&mut slots, &mut evaluators, &mut buffers, |slot| {
+            let s = slot.as_mut().expect("a decided search is in its slot");
+            let r = s.result();
+            moves += 1;
+            s.advance(r.action)?;
+            if s.position().is_over() {
+                finished += 1;
+                done_sims += s.total_simulations();
+                *slot = fresh(&mut rng);
             }
-        }
-        for (&i, eval) in waiting.iter().zip(evaluator.evaluate(&positions)) {
-            searches[i]
-                .provide(eval)
-                .expect("the evaluator answers every position with its legal actions");
-        }
+            Ok::<(), SearchError>(())
+        })
+        .expect("the search chose a legal action and the evaluator answered it");
     }
     let elapsed = start.elapsed().as_secs_f64();
-    let simulations = done_sims + searches.iter().map(|s| s.total_simulations()).sum::<u64>();
+    let simulations = done_sims
+        + slots
+            .iter()
+            .flatten()
+            .map(|s| s.total_simulations())
+            .sum::<u64>();
     SearchBench {
         sims_per_s_uniform: simulations as f64 / elapsed,
         simulations,
