@@ -7,7 +7,7 @@
 //! (a `--config` names its game at run time), so it hands a [`GameTask`]
 //! to [`with_game`], which runs it with the game's type.
 
-use crate::eval::GamePlayers;
+use crate::arena::GamePlayers;
 use crate::game::Game;
 use crate::yinsh::Yinsh;
 
@@ -32,7 +32,7 @@ pub enum GameChoiceError {
 /// Runs `task` with the game `name` in `variant`.
 ///
 /// ```
-/// use yinsh_zero::eval::GamePlayers;
+/// use yinsh_zero::arena::GamePlayers;
 /// use yinsh_zero::game::Game;
 /// use yinsh_zero::games::{GameTask, with_game};
 ///
@@ -65,7 +65,7 @@ pub fn check_player_spec(name: &str, variant: &str, spec: &str) -> Result<(), St
     impl GameTask for Check<'_> {
         type Output = Result<(), String>;
         fn run<G: GamePlayers>(self, game: G) -> Self::Output {
-            crate::eval::parse_game_player(&game, self.0, 0)
+            crate::arena::parse_game_player(&game, self.0, 0)
                 .map(|_| ())
                 .map_err(|e| e.to_string())
         }

@@ -2,13 +2,14 @@
 //!
 //! Data flows one way: [`yinsh`] (rules) -> [`encode`] -> [`mcts`] (search,
 //! behind the [`evaluator`] trait, answered by [`nn`]) -> [`selfplay`]
-//! records -> [`replay`] -> training -> checkpoint -> [`eval`]uation.
+//! records -> [`replay`] -> training -> checkpoint -> evaluation in the
+//! [`arena`].
 
+pub mod arena;
 pub mod bench;
 pub mod checkpoint;
 pub mod encode;
 pub mod engine;
-pub mod eval;
 pub mod evaluator;
 pub mod game;
 pub mod games;

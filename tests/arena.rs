@@ -2,7 +2,7 @@
 
 use std::process::Command;
 
-use yinsh_zero::eval::{
+use yinsh_zero::arena::{
     ArenaConfig, ArenaGame, Openings, PairResults, Player, Sprt, Verdict, fit_games,
     new_history_file, parse_player, read_history, run_arena, write_history,
 };

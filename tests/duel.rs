@@ -4,7 +4,7 @@
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use yinsh_zero::eval::{
+use yinsh_zero::arena::{
     ArenaConfig, ArenaGame, DuelSettings, Player, SearchPlayer, Sprt, run_arena, run_duel,
 };
 use yinsh_zero::evaluator::{Evaluation, Evaluator, UniformEvaluator};
@@ -154,7 +154,7 @@ fn duel_sprt_stops_where_the_arenas_does() {
     assert_eq!(seen.load(Ordering::Relaxed), expected.len());
     assert_ne!(
         r.arena.sprt.unwrap().verdict,
-        yinsh_zero::eval::Verdict::Continue
+        yinsh_zero::arena::Verdict::Continue
     );
 }
 

@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use serde_json::Value;
+use yinsh_zero::arena::{PlayError, RandomPlayer, play_game};
 use yinsh_zero::engine::{ExternalConfig, ExternalPlayer};
-use yinsh_zero::eval::{PlayError, RandomPlayer, play_game};
 use yinsh_zero::yinsh::Position;
 use yinsh_zero::yinsh::notation::parse_game;
 

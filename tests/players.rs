@@ -2,7 +2,7 @@
 
 use std::collections::HashSet;
 
-use yinsh_zero::eval::{
+use yinsh_zero::arena::{
     MatchConfig, PlayError, Player, RandomPlayer, parse_player, play_game, play_match,
 };
 use yinsh_zero::util::sub_seed;

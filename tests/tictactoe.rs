@@ -9,7 +9,7 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use common::tictactoe::{Board, Cell, PerfectPlayer, Solver, TicTacToe, after, map_cell, solve};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
-use yinsh_zero::eval::{Player, RandomPlayer, parse_game_player, play_game, players_of};
+use yinsh_zero::arena::{Player, RandomPlayer, parse_game_player, play_game, players_of};
 use yinsh_zero::game::{Color, Game, GameResult, State};
 use yinsh_zero::mcts::{SearchConfig, search};
 
@@ -474,7 +474,7 @@ fn search_finds_the_winning_move() {
     };
     for seed in 0..5 {
         let mut rng = SmallRng::seed_from_u64(seed);
-        let mut ev = yinsh_zero::eval::RolloutEvaluator::new(seed);
+        let mut ev = yinsh_zero::arena::RolloutEvaluator::new(seed);
         let r = search(&b, &cfg, &mut ev, &mut rng).unwrap();
         assert_eq!(r.action, Cell(2), "seed {seed}: {:?}", r.visits);
         assert_eq!(r.actions, b.legal_actions().to_vec());

@@ -8,8 +8,8 @@ mod common;
 use std::sync::atomic::AtomicBool;
 
 use common::tictactoe::{Board, PerfectPlayer, TicTacToe};
+use yinsh_zero::arena::{Player, parse_game_player, play_game};
 use yinsh_zero::checkpoint;
-use yinsh_zero::eval::{Player, parse_game_player, play_game};
 use yinsh_zero::game::{Color, GameResult};
 use yinsh_zero::run::RunDir;
 use yinsh_zero::run::config::{DEFAULT_CONFIG, RunConfig};

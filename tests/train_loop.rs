@@ -152,7 +152,7 @@ fn the_tiny_loop_writes_checkpoints_metrics_and_resumes() {
         2,
         "{metrics}"
     );
-    let games = yinsh_zero::eval::read_history(&run.join("eval")).unwrap();
+    let games = yinsh_zero::arena::read_history(&run.join("eval")).unwrap();
     assert_eq!(games.len(), 4);
     for g in &games {
         assert!(g.first.starts_with("net-mcts:checkpoint="), "{g:?}");

@@ -8,8 +8,8 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use serde::Serialize;
 
+use yinsh_zero::arena::{AlphaBetaConfig, AlphaBetaPlayer, GamePlayers, parse_player};
 use yinsh_zero::bench::{SelfPlayBench, TrainBench, bench_engine, bench_selfplay, bench_train};
-use yinsh_zero::eval::{AlphaBetaConfig, AlphaBetaPlayer, GamePlayers, parse_player};
 use yinsh_zero::game::Game;
 use yinsh_zero::games::{GameTask, with_game};
 use yinsh_zero::mcts::{SearchConfig, bench_search, bench_search_with};

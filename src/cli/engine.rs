@@ -3,8 +3,8 @@
 
 use std::io;
 
+use yinsh_zero::arena::GamePlayers;
 use yinsh_zero::engine::{Engine, serve};
-use yinsh_zero::eval::GamePlayers;
 use yinsh_zero::games::{GameTask, with_game};
 
 #[derive(clap::Args)]

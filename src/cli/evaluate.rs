@@ -7,11 +7,11 @@ use std::time::Duration;
 use anyhow::{Context, bail, ensure};
 use serde::Serialize;
 
-use yinsh_zero::engine::{ExternalConfig, build_game_player, canonical_spec, check_game_spec};
-use yinsh_zero::eval::{
+use yinsh_zero::arena::{
     ArenaConfig, ArenaGame, EloFit, GamePlayers, Openings, PairingResult, Sprt, SprtReport,
     fit_games, new_history_file, read_history, resume_arena, write_history,
 };
+use yinsh_zero::engine::{ExternalConfig, build_game_player, canonical_spec, check_game_spec};
 use yinsh_zero::game::{ActionOf, Game, State};
 use yinsh_zero::games::{GameTask, with_game};
 
@@ -312,7 +312,7 @@ fn tournament<G: GamePlayers>(args: &Args, game: G) -> anyhow::Result<()> {
     let sprt_decided = result
         .sprt
         .as_ref()
-        .is_some_and(|s| s.verdict != yinsh_zero::eval::Verdict::Continue);
+        .is_some_and(|s| s.verdict != yinsh_zero::arena::Verdict::Continue);
     if result.games.len() < total && !sprt_decided {
         println!(
             "\nstopped early: {} of {total} games played{}",
@@ -353,9 +353,10 @@ fn tournament<G: GamePlayers>(args: &Args, game: G) -> anyhow::Result<()> {
             s.upper_bound,
             s.games,
             match s.verdict {
-                yinsh_zero::eval::Verdict::AcceptH1 => "H1 accepted (the first player is stronger)",
-                yinsh_zero::eval::Verdict::AcceptH0 => "H0 accepted (not stronger by elo1)",
-                yinsh_zero::eval::Verdict::Continue => "undecided (game limit reached)",
+                yinsh_zero::arena::Verdict::AcceptH1 =>
+                    "H1 accepted (the first player is stronger)",
+                yinsh_zero::arena::Verdict::AcceptH0 => "H0 accepted (not stronger by elo1)",
+                yinsh_zero::arena::Verdict::Continue => "undecided (game limit reached)",
             }
         );
     }

@@ -2,8 +2,8 @@
 
 use std::path::PathBuf;
 
+use yinsh_zero::arena::GamePlayers;
 use yinsh_zero::checkpoint;
-use yinsh_zero::eval::GamePlayers;
 use yinsh_zero::games::{GameTask, with_game};
 use yinsh_zero::nn::default_device;
 use yinsh_zero::nn::export::{Manifest, export_onnx, export_safetensors, manifest_path};

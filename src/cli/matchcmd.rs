@@ -5,8 +5,8 @@ use std::time::Duration;
 use anyhow::ensure;
 use serde::Serialize;
 
+use yinsh_zero::arena::{ArenaGame, GamePlayers, MatchConfig, MatchResult, PairResults, run_arena};
 use yinsh_zero::engine::{ExternalConfig, build_game_player, check_game_spec};
-use yinsh_zero::eval::{ArenaGame, GamePlayers, MatchConfig, MatchResult, PairResults, run_arena};
 use yinsh_zero::games::{GameTask, with_game};
 
 #[derive(clap::Args)]
@@ -63,7 +63,7 @@ struct Report {
 
 fn players_help() -> String {
     let mut s = String::from("Players (or `cmd:<command>` for an external engine program):\n");
-    for p in yinsh_zero::eval::players_of::<yinsh_zero::yinsh::Yinsh>() {
+    for p in yinsh_zero::arena::players_of::<yinsh_zero::yinsh::Yinsh>() {
         s += &format!("  {:<10} {}\n", p.name, p.about);
         for (k, about) in p.keys {
             s += &format!("  {:<10}   {k}={about}\n", "");

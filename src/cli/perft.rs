@@ -3,7 +3,7 @@
 use std::time::Instant;
 
 use anyhow::Context;
-use yinsh_zero::eval::GamePlayers;
+use yinsh_zero::arena::GamePlayers;
 use yinsh_zero::game::State;
 use yinsh_zero::game::perft::{perft_divide, perft_parallel};
 use yinsh_zero::games::{GameTask, with_game};

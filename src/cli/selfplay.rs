@@ -7,8 +7,8 @@ use std::time::Duration;
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressStyle};
 
+use yinsh_zero::arena::GamePlayers;
 use yinsh_zero::checkpoint;
-use yinsh_zero::eval::GamePlayers;
 use yinsh_zero::game::Game;
 use yinsh_zero::games::{GameTask, with_game};
 use yinsh_zero::nn::{NetEvaluator, default_device};

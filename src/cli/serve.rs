@@ -44,7 +44,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     // Fail at start-up, not at the first game, on a bad default opponent.
     if !args.player.eq_ignore_ascii_case(yinsh_zero::web::HUMAN) {
         let spec = bounded_spec(&args.player, max_think)?;
-        yinsh_zero::eval::parse_player(&spec, 0)
+        yinsh_zero::arena::parse_player(&spec, 0)
             .with_context(|| format!("--player `{}`", args.player))?;
     }
     let run = match &args.run {

@@ -3,8 +3,8 @@
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 
+use yinsh_zero::arena::GamePlayers;
 use yinsh_zero::checkpoint;
-use yinsh_zero::eval::GamePlayers;
 use yinsh_zero::games::{GameTask, with_game};
 use yinsh_zero::run::RunDir;
 use yinsh_zero::run::config::RunConfig;

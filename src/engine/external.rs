@@ -9,7 +9,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use super::ExternalConfig;
-use crate::eval::{MoveInfo, Player, PlayerFailure};
+use crate::arena::{MoveInfo, Player, PlayerFailure};
 use crate::game::{ActionOf, Game, State};
 use crate::yinsh::Yinsh;
 

@@ -26,7 +26,7 @@ use std::time::Duration;
 pub use external::{ExternalError, ExternalPlayer};
 pub use server::{Engine, Reply, serve};
 
-use crate::eval::{GamePlayers, Player, PlayerSpec, parse_game_player, players_of};
+use crate::arena::{GamePlayers, Player, PlayerSpec, parse_game_player, players_of};
 use crate::yinsh::Yinsh;
 
 /// How to talk to external programs.

@@ -3,7 +3,7 @@
 use std::io::{self, BufRead, Write};
 use std::time::Instant;
 
-use crate::eval::{GamePlayers, MoveInfo, Player, PlayerSpec, parse_game_player, players_of};
+use crate::arena::{GamePlayers, MoveInfo, Player, PlayerSpec, parse_game_player, players_of};
 use crate::game::{ActionOf, State};
 use crate::util::sub_seed;
 use crate::yinsh::Yinsh;

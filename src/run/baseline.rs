@@ -15,11 +15,11 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::config::RunConfig;
-use crate::checkpoint;
-use crate::eval::{
+use crate::arena::{
     ArenaConfig, ArenaGame, GamePlayers, Openings, PairingResult, Player, SearchPlayer,
     new_history_file, parse_game_player, resume_arena, write_history,
 };
+use crate::checkpoint;
 use crate::mcts::SearchConfig;
 use crate::nn::{InferenceOptions, NetEvaluator};
 use crate::util::sub_seed;

@@ -279,7 +279,7 @@ impl RunConfig {
         struct Known;
         impl crate::games::GameTask for Known {
             type Output = ();
-            fn run<G: crate::eval::GamePlayers>(self, _: G) {}
+            fn run<G: crate::arena::GamePlayers>(self, _: G) {}
         }
         crate::games::with_game(&self.game.name, &self.game.variant, Known)
             .map_err(|e| format!("[game] {e}"))?;

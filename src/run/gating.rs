@@ -7,8 +7,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use super::baseline;
 use super::config::RunConfig;
 use super::progress::Phase;
+use crate::arena::{ArenaConfig, DuelSettings, Openings, Sprt, Verdict, run_duel};
 use crate::checkpoint::{self, GatingResult};
-use crate::eval::{ArenaConfig, DuelSettings, Openings, Sprt, Verdict, run_duel};
 use crate::game::Game;
 use crate::nn::{InferenceOptions, NetEvaluator};
 use crate::util::sub_seed;
@@ -118,7 +118,7 @@ pub fn promoted_elo(ckpts: &Path, g: u64) -> Result<f64, anyhow::Error> {
         // A sweep has no finite Elo; cap it at the score of one lost draw.
         let games = (gate.wins + gate.draws + gate.losses).max(1) as f64;
         let score = gate.score.clamp(0.5 / games, 1.0 - 0.5 / games);
-        elo += crate::eval::elo_from_score(score);
+        elo += crate::arena::elo_from_score(score);
         cur = gate.against;
     }
     Ok(elo)

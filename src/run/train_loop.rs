@@ -27,8 +27,8 @@ use super::dir::RunDir;
 use super::gating::{gate, promoted_elo};
 use super::metrics::{MetricsLog, fields};
 use super::progress::Phase;
+use crate::arena::GamePlayers;
 use crate::checkpoint::{self, CHECKPOINT_VERSION, CheckpointMeta};
-use crate::eval::GamePlayers;
 use crate::nn::{Model, NetEvaluator};
 use crate::replay::window::ReplayWindow;
 use crate::selfplay::{self, Progress};
@@ -100,7 +100,7 @@ pub fn train<G: GamePlayers>(
         game.variant()
     );
     for spec in &cfg.baseline.opponents {
-        crate::eval::parse_game_player(game, spec, 0)
+        crate::arena::parse_game_player(game, spec, 0)
             .map_err(|e| anyhow::anyhow!("[baseline] opponents: {e}"))?;
     }
     let started = Instant::now();

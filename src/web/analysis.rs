@@ -7,7 +7,7 @@ use rand::SeedableRng;
 use rand::rngs::SmallRng;
 use serde::Serialize;
 
-use crate::eval::RolloutEvaluator;
+use crate::arena::RolloutEvaluator;
 use crate::evaluator::Evaluator;
 use crate::mcts::{SearchConfig, search};
 use crate::yinsh::{Color, Position, Yinsh};
@@ -32,7 +32,7 @@ pub fn rollout_evaluators() -> EvaluatorFactory {
 pub fn spec_evaluators() -> EvaluatorFactory {
     Arc::new(|spec: &str| {
         let net = spec
-            .parse::<crate::eval::PlayerSpec>()
+            .parse::<crate::arena::PlayerSpec>()
             .ok()
             .filter(|s| s.name.starts_with("net-"))
             .and_then(|s| s.get("checkpoint").map(std::path::PathBuf::from))

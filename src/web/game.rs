@@ -7,7 +7,7 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use serde::Serialize;
 
-use crate::eval::{Player, PlayerSpec, PlayerSpecError, parse_player, players_of};
+use crate::arena::{Player, PlayerSpec, PlayerSpecError, parse_player, players_of};
 use crate::yinsh::notation::{NotationError, format_turns, parse_action};
 use crate::yinsh::{Action, Color, Decision, Point, Position, Variant};
 
@@ -19,7 +19,7 @@ pub const HUMAN: &str = "human";
 pub struct GameOptions {
     /// The colour the human plays.
     pub human: Color,
-    /// A player spec (see [`crate::eval::parse_player`]) or [`HUMAN`].
+    /// A player spec (see [`crate::arena::parse_player`]) or [`HUMAN`].
     pub opponent: String,
     /// One ring wins.
     pub blitz: bool,

@@ -25,7 +25,7 @@ use super::analysis::{EvaluatorFactory, analyze, spec_evaluators};
 use super::assets;
 use super::game::{BoardView, GameError, GameOptions, GameView, PageGame, outcome_text};
 use super::run_view::read_run;
-use crate::eval::players_of;
+use crate::arena::players_of;
 use crate::yinsh::notation::{NotationError, format_turns, parse_game};
 use crate::yinsh::sgf::parse_sgf;
 use crate::yinsh::{Color, Decision, Position};

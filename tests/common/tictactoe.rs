@@ -13,7 +13,7 @@ use std::fmt;
 use arrayvec::ArrayVec;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
-use yinsh_zero::eval::{GamePlayers, MoveInfo, Player};
+use yinsh_zero::arena::{GamePlayers, MoveInfo, Player};
 use yinsh_zero::game::{Color, Game, GameResult, IllegalAction, NetShape, State};
 
 /// The eight lines of three.

@@ -78,7 +78,7 @@ impl PairResults {
     /// sweep reads as [0.84, 1], not [1, 1].
     ///
     /// ```
-    /// use yinsh_zero::eval::PairResults;
+    /// use yinsh_zero::arena::PairResults;
     /// let r = PairResults { wins: 60, draws: 20, losses: 20 };
     /// let (lo, hi) = r.score_interval();
     /// assert!((r.score() - 0.7).abs() < 1e-12);
@@ -110,7 +110,7 @@ impl PairResults {
 /// infinite at 0 and 1.
 ///
 /// ```
-/// use yinsh_zero::eval::elo_from_score;
+/// use yinsh_zero::arena::elo_from_score;
 /// assert_eq!(elo_from_score(0.5), 0.0);
 /// assert!((elo_from_score(0.75) - 190.85).abs() < 0.01);
 /// ```
@@ -200,7 +200,7 @@ impl ResultTable {
     /// Fits ratings with `anchor` fixed at 0 (see the module docs).
     ///
     /// ```
-    /// use yinsh_zero::eval::ResultTable;
+    /// use yinsh_zero::arena::ResultTable;
     /// let mut t = ResultTable::new();
     /// for g in 0..100 {
     ///     // b scores 75% against a: about +191 Elo.

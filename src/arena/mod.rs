@@ -1,13 +1,15 @@
-//! Players and the games and matches they play.
+//! The arena: players, and the games, matches and tournaments they meet in,
+//! with Elo and SPRT to read the results. (The search's position judge is
+//! [`crate::evaluator`]; `yinsh-zero evaluate` is this room's tournament.)
 //!
-//! Everything that chooses actions implements [`Player`]: the baselines here
-//! ([`RandomPlayer`], [`GreedyPlayer`]) and, later, search and network
-//! players. Players are named on the command line by a spec such as
+//! Everything that chooses actions implements [`Player`]: the baselines
+//! ([`RandomPlayer`], [`GreedyPlayer`], alpha-beta), search players and
+//! network players. Players are named on the command line by a spec such as
 //! `greedy` or `alphabeta:depth=3` (see [`parse_player`]), and meet in
 //! [`play_game`] and [`play_match`].
 //!
 //! ```
-//! use yinsh_zero::eval::{parse_player, play_game};
+//! use yinsh_zero::arena::{parse_player, play_game};
 //! use yinsh_zero::yinsh::Position;
 //!
 //! let mut white = parse_player("greedy", 1).unwrap();
@@ -17,7 +19,6 @@
 //! ```
 
 pub mod alphabeta;
-mod arena;
 mod duel;
 mod elo;
 mod game;
@@ -30,14 +31,10 @@ mod random;
 pub mod search_player;
 mod spec;
 mod sprt;
+mod tournament;
 mod yinsh_players;
 
 pub use alphabeta::{AlphaBetaConfig, AlphaBetaPlayer};
-pub use arena::{
-    ArenaConfig, ArenaError, ArenaGame, ArenaResult, Forfeit, HistoryError, Openings,
-    PairingResult, PlayerFactory, SprtReport, fit_games, new_history_file, play_from_opening,
-    read_history, resume_arena, run_arena, write_history,
-};
 pub use duel::{DuelError, DuelResult, DuelSettings, run_duel};
 pub use elo::{
     EloError, EloFit, PairResults, Rating, ResultTable, Z95, elo_from_score, score_from_elo,
@@ -54,3 +51,8 @@ pub use spec::{
     parse_player, players_of,
 };
 pub use sprt::{Sprt, SprtError, Verdict};
+pub use tournament::{
+    ArenaConfig, ArenaError, ArenaGame, ArenaResult, Forfeit, HistoryError, Openings,
+    PairingResult, PlayerFactory, SprtReport, fit_games, new_history_file, play_from_opening,
+    read_history, resume_arena, run_arena, write_history,
+};

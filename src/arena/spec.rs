@@ -80,7 +80,7 @@ pub const KNOWN_PLAYERS: &[PlayerInfo] = &[
 /// A parsed player spec: a name and `key=value` options, in order.
 ///
 /// ```
-/// use yinsh_zero::eval::PlayerSpec;
+/// use yinsh_zero::arena::PlayerSpec;
 /// let s: PlayerSpec = "alphabeta:depth=3,time=1.5".parse().unwrap();
 /// assert_eq!(s.name, "alphabeta");
 /// assert_eq!(s.get("depth"), Some("3"));
@@ -248,7 +248,7 @@ impl fmt::Display for PlayerSpec {
 /// Unknown names and keys are errors that list what is known.
 ///
 /// ```
-/// use yinsh_zero::eval::parse_player;
+/// use yinsh_zero::arena::parse_player;
 /// assert_eq!(parse_player("greedy:threats=false", 0).unwrap().name(), "greedy:threats=false");
 /// let err = parse_player("grredy", 0).err().unwrap().to_string();
 /// assert!(err.contains("random, greedy"), "{err}");

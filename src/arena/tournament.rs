@@ -1,4 +1,4 @@
-//! The arena: many players, many games, paired openings, in parallel and
+//! Tournaments: many players, many games, paired openings, in parallel and
 //! reproducible, with forfeits instead of aborts.
 //!
 //! A round robin plays every pair of players; a gauntlet plays one player
@@ -203,7 +203,7 @@ impl ArenaGame {
 /// decisions played. The end is the final position's result.
 ///
 /// ```
-/// use yinsh_zero::eval::{RandomPlayer, GreedyPlayer, play_from_opening};
+/// use yinsh_zero::arena::{RandomPlayer, GreedyPlayer, play_from_opening};
 /// use yinsh_zero::game::State;
 /// use yinsh_zero::yinsh::{Action, Position};
 ///
@@ -383,7 +383,7 @@ pub enum ArenaError {
 /// writing them out as they come).
 ///
 /// ```
-/// use yinsh_zero::eval::{ArenaConfig, parse_player, run_arena};
+/// use yinsh_zero::arena::{ArenaConfig, parse_player, run_arena};
 /// use yinsh_zero::yinsh::Yinsh;
 ///
 /// let config = ArenaConfig::round_robin(Yinsh::standard(), &["random", "greedy"], 4, 7);
@@ -414,7 +414,7 @@ pub fn run_arena<G: Game>(
 /// thread), the arena ends early with the games played so far.
 ///
 /// ```
-/// use yinsh_zero::eval::{ArenaConfig, parse_player, resume_arena, run_arena};
+/// use yinsh_zero::arena::{ArenaConfig, parse_player, resume_arena, run_arena};
 /// use yinsh_zero::yinsh::Yinsh;
 ///
 /// let config = ArenaConfig::round_robin(Yinsh::standard(), &["random", "greedy"], 6, 7);

@@ -46,7 +46,7 @@ pub struct PlayerFailure(pub String);
 /// through the two hooks; stateless players ignore them.
 ///
 /// ```
-/// use yinsh_zero::eval::{Player, RandomPlayer};
+/// use yinsh_zero::arena::{Player, RandomPlayer};
 /// use yinsh_zero::yinsh::Position;
 ///
 /// let mut p = RandomPlayer::new(42);

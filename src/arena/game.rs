@@ -69,7 +69,7 @@ impl PlayError {
 /// [`PlayError::IllegalAction`].
 ///
 /// ```
-/// use yinsh_zero::eval::{RandomPlayer, play_game};
+/// use yinsh_zero::arena::{RandomPlayer, play_game};
 /// use yinsh_zero::yinsh::Position;
 ///
 /// let (mut w, mut b) = (RandomPlayer::new(1), RandomPlayer::new(2));

@@ -10,7 +10,7 @@ use crate::game::State;
 /// Plays a uniformly random legal action.
 ///
 /// ```
-/// use yinsh_zero::eval::{Player, RandomPlayer};
+/// use yinsh_zero::arena::{Player, RandomPlayer};
 /// use yinsh_zero::yinsh::Position;
 ///
 /// // The same seed makes the same choices.

@@ -79,7 +79,7 @@ impl Sprt {
     /// Parses `elo0,elo1` (default error rates).
     ///
     /// ```
-    /// use yinsh_zero::eval::{PairResults, Sprt, Verdict};
+    /// use yinsh_zero::arena::{PairResults, Sprt, Verdict};
     /// let sprt = Sprt::parse("0,50").unwrap();
     /// assert_eq!(sprt.verdict(&PairResults::default()), Verdict::Continue);
     /// let crushing = PairResults { wins: 60, draws: 5, losses: 5 };

@@ -5,9 +5,9 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::arena::{ArenaConfig, ArenaGame, Openings, run_arena};
 use super::elo::PairResults;
 use super::spec::{GamePlayers, PlayerSpecError, parse_game_player};
+use super::tournament::{ArenaConfig, ArenaGame, Openings, run_arena};
 use crate::yinsh::Yinsh;
 
 /// What to play.
@@ -155,7 +155,7 @@ impl MatchResult {
 /// (run inside `ThreadPool::install` to choose them).
 ///
 /// ```
-/// use yinsh_zero::eval::{MatchConfig, play_match};
+/// use yinsh_zero::arena::{MatchConfig, play_match};
 ///
 /// let mut config = MatchConfig::new("greedy", "random", 4, 7);
 /// config.swap = true;

@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
-use super::arena::{
+use super::tournament::{
     ArenaConfig, ArenaError, ArenaGame, ArenaResult, PairingResult, ScheduledGame, SprtTracker,
     schedule,
 };
@@ -76,7 +76,7 @@ struct Ledger {
 /// and the result is marked interrupted.
 ///
 /// ```
-/// use yinsh_zero::eval::{ArenaConfig, DuelSettings, run_duel};
+/// use yinsh_zero::arena::{ArenaConfig, DuelSettings, run_duel};
 /// use yinsh_zero::evaluator::UniformEvaluator;
 /// use yinsh_zero::mcts::SearchConfig;
 /// use yinsh_zero::yinsh::Yinsh;

@@ -42,7 +42,7 @@ const MOBILITY: i32 = 1;
 ///   (the one whose removal costs the least mobility).
 ///
 /// ```
-/// use yinsh_zero::eval::{GreedyPlayer, Player};
+/// use yinsh_zero::arena::{GreedyPlayer, Player};
 /// use yinsh_zero::yinsh::Position;
 ///
 /// let mut p = GreedyPlayer::new(1);
