@@ -146,6 +146,8 @@ pub struct SelfPlayBench {
     pub completed_games: u64,
     pub evaluations_per_game: f64,
     pub seconds: f64,
+    /// The backend that ran the network.
+    pub backend: crate::nn::BackendKind,
 }
 
 /// CPU seconds this process has used (user + system), from /proc.
@@ -168,13 +170,17 @@ pub fn bench_selfplay<G: crate::game::Game>(
     seconds: f64,
 ) -> Result<SelfPlayBench, crate::selfplay::SelfPlayError> {
     use crate::evaluator::UniformEvaluator;
-    use crate::nn::{NetEvaluator, default_device};
+    use crate::nn::NetEvaluator;
     use crate::selfplay::{Progress, run};
     use std::time::{Duration, Instant};
 
     let dir = tempfile::tempdir()
         .map_err(|e| crate::selfplay::SelfPlayError::Config(format!("no temporary folder: {e}")))?;
-    let device = default_device();
+    let device = cfg
+        .run
+        .backend
+        .device()
+        .map_err(|e| crate::selfplay::SelfPlayError::Config(e.to_string()))?;
     let model = cfg.model.to_model_config().init(&game.net_shape(), &device);
     let progress = Progress::default();
     let cpu0 = process_cpu_seconds();
@@ -236,6 +242,7 @@ pub fn bench_selfplay<G: crate::game::Game>(
         completed_games: s.games,
         evaluations_per_game: evals_per_game,
         seconds: wall,
+        backend: cfg.run.backend,
     })
 }
 
@@ -247,18 +254,21 @@ pub struct TrainBench {
     pub steps: u64,
     pub blocks: usize,
     pub channels: usize,
+    /// CPU threads (what the flex backend computes with).
     pub threads: usize,
     pub seconds: f64,
+    /// The backend that ran the steps.
+    pub backend: crate::nn::BackendKind,
 }
 
-/// Times gradient steps of `cfg`'s network for `game` at its batch size on
-/// batches made from random-play positions (speed does not depend on the
-/// data).
+/// Times gradient steps of `cfg`'s network for `game` at its batch size,
+/// on `cfg`'s backend, on batches made from random-play positions (speed
+/// does not depend on the data).
 pub fn bench_train<G: crate::game::Game>(
     game: &G,
     cfg: &crate::run::config::RunConfig,
     seconds: f64,
-) -> TrainBench {
+) -> Result<TrainBench, crate::nn::NnError> {
     use crate::game::State;
     use crate::replay::window::WindowSample;
     use crate::train::{Batch, Trainer};
@@ -288,7 +298,7 @@ pub fn bench_train<G: crate::game::Game>(
     }
     let refs: Vec<&WindowSample<G::State>> = samples.iter().take(cfg.train.batch_size).collect();
     let batch = Batch::new(game, &refs, &mut rng);
-    let device = crate::nn::default_device();
+    let device = cfg.run.backend.device()?;
     let model = cfg.model.to_model_config().init(&game.net_shape(), &device);
     let mut trainer = Trainer::new(model, cfg.train.clone(), &device, 0);
     trainer.step(&batch); // warm-up
@@ -299,7 +309,7 @@ pub fn bench_train<G: crate::game::Game>(
         steps += 1;
     }
     let elapsed = started.elapsed().as_secs_f64();
-    TrainBench {
+    Ok(TrainBench {
         samples_per_s: (steps * cfg.train.batch_size as u64) as f64 / elapsed,
         batch_size: cfg.train.batch_size,
         steps,
@@ -307,5 +317,6 @@ pub fn bench_train<G: crate::game::Game>(
         channels: cfg.model.channels,
         threads: rayon::current_num_threads(),
         seconds: elapsed,
-    }
+        backend: cfg.run.backend,
+    })
 }

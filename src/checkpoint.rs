@@ -197,10 +197,14 @@ pub fn load_model<G: Game>(
     Ok((model, meta))
 }
 
-/// A single-threaded evaluator on a checkpoint's network for `game` (CPU
-/// backend).
-pub fn load_evaluator<G: Game>(game: &G, dir: &Path) -> Result<NetEvaluator<G>, CheckpointError> {
-    let device = crate::nn::default_device();
+/// An evaluator on a checkpoint's network for `game` on `backend` (on the
+/// CPU: single-threaded, as each player of a parallel arena wants).
+pub fn load_evaluator<G: Game>(
+    game: &G,
+    dir: &Path,
+    backend: crate::nn::BackendKind,
+) -> Result<NetEvaluator<G>, CheckpointError> {
+    let device = backend.device()?;
     let (model, _) = load_model(game, dir, &device)?;
     Ok(NetEvaluator::new(
         game.clone(),

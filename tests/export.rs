@@ -70,7 +70,7 @@ fn a_safetensors_export_reloads_with_identical_outputs() {
     };
     let reloaded =
         load_safetensors(&shape.to_model_config(), &GAME.net_shape(), &out, &device).unwrap();
-    let mut a = checkpoint::load_evaluator(&GAME, &dir).unwrap();
+    let mut a = checkpoint::load_evaluator(&GAME, &dir, yinsh_zero::nn::BackendKind::Flex).unwrap();
     let mut b = NetEvaluator::new(GAME, reloaded, device.clone(), opts()).unwrap();
     let positions = sample_positions(&GAME, 24, 3);
     for (x, y) in a.evaluate(&positions).iter().zip(b.evaluate(&positions)) {

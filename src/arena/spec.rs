@@ -59,7 +59,10 @@ pub const KNOWN_PLAYERS: &[PlayerInfo] = &[
     },
     PlayerInfo {
         name: "net-policy",
-        keys: &[("checkpoint", "checkpoint directory (required)")],
+        keys: &[
+            ("checkpoint", "checkpoint directory (required)"),
+            ("backend", "flex (CPU, default), cuda or wgpu"),
+        ],
         about: "the network's most probable action, no search",
     },
     PlayerInfo {
@@ -72,6 +75,7 @@ pub const KNOWN_PLAYERS: &[PlayerInfo] = &[
                 "milliseconds per decision, at most `sims` simulations",
             ),
             ("gumbel", "true|false: Gumbel root search (default false)"),
+            ("backend", "flex (CPU, default), cuda or wgpu"),
         ],
         about: "the network guiding the tree search",
     },
@@ -415,7 +419,18 @@ fn load_net<G: Game>(
                 .into(),
         });
     };
-    crate::checkpoint::load_evaluator(game, std::path::Path::new(dir)).map_err(|e| {
+    let backend = match spec.get("backend") {
+        None => crate::nn::BackendKind::Flex,
+        Some(v) => v
+            .parse()
+            .map_err(|e: crate::nn::NnError| PlayerSpecError::BadValue {
+                player: spec.name.clone(),
+                key: "backend".into(),
+                value: v.into(),
+                why: e.to_string(),
+            })?,
+    };
+    crate::checkpoint::load_evaluator(game, std::path::Path::new(dir), backend).map_err(|e| {
         PlayerSpecError::BadValue {
             player: spec.name.clone(),
             key: "checkpoint".into(),

@@ -13,8 +13,8 @@ use yinsh_zero::bench::{SelfPlayBench, TrainBench, bench_engine, bench_selfplay,
 use yinsh_zero::game::Game;
 use yinsh_zero::games::{GameTask, with_game};
 use yinsh_zero::mcts::{SearchConfig, bench_search, bench_search_with};
-use yinsh_zero::nn::{BenchOptions, bench_nn};
-use yinsh_zero::nn::{InferenceOptions, NetEvaluator, default_device};
+use yinsh_zero::nn::{BenchOptions, NnError, bench_nn};
+use yinsh_zero::nn::{InferenceOptions, NetEvaluator};
 use yinsh_zero::run::config::RunConfig;
 use yinsh_zero::selfplay::SelfPlayError;
 use yinsh_zero::yinsh::{Decision, Position, Yinsh};
@@ -64,6 +64,8 @@ pub struct NnArgs {
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub json: bool,
+    #[command(flatten)]
+    pub backend: super::BackendArg,
 }
 
 #[derive(clap::Args)]
@@ -93,6 +95,8 @@ pub struct SelfplayArgs {
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub json: bool,
+    #[command(flatten)]
+    pub backend: super::BackendArg,
 }
 
 #[derive(clap::Args)]
@@ -106,6 +110,8 @@ pub struct TrainArgs {
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub json: bool,
+    #[command(flatten)]
+    pub backend: super::BackendArg,
 }
 
 /// One baseline's speed.
@@ -141,6 +147,8 @@ pub struct SearchArgs {
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub json: bool,
+    #[command(flatten)]
+    pub backend: super::BackendArg,
 }
 
 #[derive(clap::Args)]
@@ -177,12 +185,14 @@ fn nn(args: NnArgs) -> anyhow::Result<()> {
     let mut model = yinsh_zero::nn::ModelConfig::new();
     model.blocks = args.blocks.unwrap_or(model.blocks);
     model.channels = args.channels.unwrap_or(model.channels);
+    let default = RunConfig::load(None)?;
     let opts = BenchOptions {
+        backend: args.backend.choose(default.run.backend),
         model,
         min_seconds: args.seconds,
         threads: Some(args.threads.max(1)),
         // The headline batch is what one self-play worker evaluates at once.
-        self_play_batch: RunConfig::load(None)?.selfplay.games_in_flight,
+        self_play_batch: default.selfplay.games_in_flight,
         ..BenchOptions::default()
     };
     let b = bench_nn(&Yinsh::standard(), &opts)?;
@@ -213,21 +223,29 @@ fn nn(args: NnArgs) -> anyhow::Result<()> {
 
 fn train(args: TrainArgs) -> anyhow::Result<()> {
     check_seconds(args.seconds)?;
-    let cfg = RunConfig::load(args.config.as_deref())?;
+    let mut cfg = RunConfig::load(args.config.as_deref())?;
+    cfg.run.backend = args.backend.choose(cfg.run.backend);
     struct Bench<'a>(&'a RunConfig, f64);
     impl GameTask for Bench<'_> {
-        type Output = TrainBench;
-        fn run<G: GamePlayers>(self, game: G) -> TrainBench {
+        type Output = Result<TrainBench, NnError>;
+        fn run<G: GamePlayers>(self, game: G) -> Self::Output {
             bench_train(&game, self.0, self.1)
         }
     }
-    let b = with_game(&cfg.game.name, &cfg.game.variant, Bench(&cfg, args.seconds))?;
+    let b = with_game(&cfg.game.name, &cfg.game.variant, Bench(&cfg, args.seconds))??;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&b)?);
     } else {
         println!(
-            "training {}x{} at batch {} on {} threads: {:.1} samples/s ({} steps in {:.1} s)",
-            b.blocks, b.channels, b.batch_size, b.threads, b.samples_per_s, b.steps, b.seconds
+            "training {}x{} at batch {} on {} ({} threads): {:.1} samples/s ({} steps in {:.1} s)",
+            b.blocks,
+            b.channels,
+            b.batch_size,
+            b.backend,
+            b.threads,
+            b.samples_per_s,
+            b.steps,
+            b.seconds
         );
     }
     Ok(())
@@ -235,7 +253,8 @@ fn train(args: TrainArgs) -> anyhow::Result<()> {
 
 fn selfplay(args: SelfplayArgs) -> anyhow::Result<()> {
     check_seconds(args.seconds)?;
-    let cfg = RunConfig::load(args.config.as_deref())?;
+    let mut cfg = RunConfig::load(args.config.as_deref())?;
+    cfg.run.backend = args.backend.choose(cfg.run.backend);
     struct Bench<'a>(&'a RunConfig, f64);
     impl GameTask for Bench<'_> {
         type Output = Result<SelfPlayBench, SelfPlayError>;
@@ -248,8 +267,8 @@ fn selfplay(args: SelfplayArgs) -> anyhow::Result<()> {
         println!("{}", serde_json::to_string_pretty(&b)?);
     } else {
         println!(
-            "self-play benchmark: {} workers x {} games in flight, {:.0} s",
-            b.workers, b.games_in_flight, b.seconds
+            "self-play benchmark: {} workers x {} games in flight, network on {}, {:.0} s",
+            b.workers, b.games_in_flight, b.backend, b.seconds
         );
         println!(
             "games/hour:          {:>10.0}{}",
@@ -284,9 +303,10 @@ fn search(args: SearchArgs) -> anyhow::Result<()> {
     let uniform = bench_search(&Position::new(), args.seconds, &cfg, args.games, 1);
     // The same search with the default network, one inference thread, as
     // one self-play worker runs it.
-    let device = default_device();
+    let default = RunConfig::load(None)?;
+    let device = args.backend.choose(default.run.backend).device()?;
     let game = Yinsh::standard();
-    let model = RunConfig::load(None)?
+    let model = default
         .model
         .to_model_config()
         .init(&game.net_shape(), &device);

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use yinsh_zero::arena::GamePlayers;
 use yinsh_zero::checkpoint;
 use yinsh_zero::games::{GameTask, with_game};
-use yinsh_zero::nn::default_device;
+use yinsh_zero::nn::BackendKind;
 use yinsh_zero::nn::export::{Manifest, export_onnx, export_safetensors, manifest_path};
 
 /// Export formats this build writes.
@@ -28,6 +28,8 @@ pub struct Args {
     /// File to write; the manifest goes to `<out>.json`.
     #[arg(long)]
     out: PathBuf,
+    #[command(flatten)]
+    backend: super::BackendArg,
 }
 
 /// The export, for the game the checkpoint names.
@@ -37,7 +39,7 @@ impl GameTask for Export<'_> {
     type Output = anyhow::Result<Manifest>;
     fn run<G: GamePlayers>(self, game: G) -> Self::Output {
         let args = self.0;
-        let device = default_device();
+        let device = args.backend.choose(BackendKind::Flex).device()?;
         let (model, meta) = checkpoint::load_model(&game, &args.checkpoint, &device)?;
         let config = meta.model.to_model_config();
         Ok(match args.format {

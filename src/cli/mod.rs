@@ -56,6 +56,26 @@ enum Command {
     Serve(serve::Args),
 }
 
+/// `--backend`, for every command that runs a network.
+#[derive(clap::Args, Clone, Copy, Debug, Default)]
+pub struct BackendArg {
+    /// The backend that runs the network: flex (CPU), cuda or wgpu (the
+    /// last two need the cargo features of those names). Default: the
+    /// config's `[loop] backend` (flex in the default config).
+    #[arg(long, value_name = "flex|cuda|wgpu")]
+    pub backend: Option<yinsh_zero::nn::BackendKind>,
+}
+
+impl BackendArg {
+    /// The flag's backend, else `config`'s; said on stderr (stdout may be
+    /// JSON) so that a run's log shows where its network ran.
+    pub fn choose(self, config: yinsh_zero::nn::BackendKind) -> yinsh_zero::nn::BackendKind {
+        let b = self.backend.unwrap_or(config);
+        eprintln!("network on the {b} backend ({})", b.hardware());
+        b
+    }
+}
+
 /// A flag the first Ctrl-C raises (saying what will happen); a second one
 /// quits at once.
 fn stop_on_ctrl_c(what: &'static str) -> anyhow::Result<std::sync::Arc<AtomicBool>> {

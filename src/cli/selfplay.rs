@@ -11,7 +11,7 @@ use yinsh_zero::arena::GamePlayers;
 use yinsh_zero::checkpoint;
 use yinsh_zero::game::Game;
 use yinsh_zero::games::{GameTask, with_game};
-use yinsh_zero::nn::{NetEvaluator, default_device};
+use yinsh_zero::nn::NetEvaluator;
 use yinsh_zero::run::config::RunConfig;
 use yinsh_zero::selfplay::{self, Progress, SelfPlaySummary};
 
@@ -42,10 +42,13 @@ pub struct Args {
     /// Print the summary as JSON.
     #[arg(long)]
     json: bool,
+    #[command(flatten)]
+    backend: super::BackendArg,
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let cfg = RunConfig::load(args.config.as_deref())?;
+    let mut cfg = RunConfig::load(args.config.as_deref())?;
+    cfg.run.backend = args.backend.choose(cfg.run.backend);
     let (name, variant) = (cfg.game.name.clone(), cfg.game.variant.clone());
     with_game(&name, &variant, SelfPlay { args, cfg })?
 }
@@ -63,7 +66,7 @@ impl GameTask for SelfPlay {
 }
 
 fn play<G: Game>(game: &G, args: Args, cfg: RunConfig) -> anyhow::Result<()> {
-    let device = default_device();
+    let device = cfg.run.backend.device()?;
     let (model, generation) = match &args.checkpoint {
         Some(dir) => {
             let (m, meta) = checkpoint::load_model(game, dir, &device)?;

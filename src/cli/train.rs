@@ -19,6 +19,8 @@ pub struct Args {
     /// Run directory (default: this project's checkpoints/ and data/).
     #[arg(long)]
     run: Option<PathBuf>,
+    #[command(flatten)]
+    backend: super::BackendArg,
 }
 
 #[derive(clap::Args)]
@@ -50,7 +52,8 @@ impl GameTask for Train<'_> {
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let cfg = RunConfig::load(args.config.as_deref())?;
+    let mut cfg = RunConfig::load(args.config.as_deref())?;
+    cfg.run.backend = args.backend.choose(cfg.run.backend);
     let dir = run_dir(&args.run);
     let stop = super::stop_on_ctrl_c("stopping after the current write")?;
     let (name, variant) = (cfg.game.name.clone(), cfg.game.variant.clone());

@@ -49,6 +49,15 @@ impl BackendKind {
         }
     }
 
+    /// The hardware it runs on, for messages.
+    pub const fn hardware(self) -> &'static str {
+        match self {
+            BackendKind::Flex => "CPU",
+            BackendKind::Cuda => "NVIDIA GPU",
+            BackendKind::Wgpu => "GPU through wgpu",
+        }
+    }
+
     /// Whether this build includes the backend.
     pub const fn is_compiled(self) -> bool {
         match self {

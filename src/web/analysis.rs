@@ -35,8 +35,11 @@ pub fn spec_evaluators() -> EvaluatorFactory {
             .parse::<crate::arena::PlayerSpec>()
             .ok()
             .filter(|s| s.name.starts_with("net-"))
-            .and_then(|s| s.get("checkpoint").map(std::path::PathBuf::from))
-            .and_then(|dir| crate::checkpoint::load_evaluator(&Yinsh::standard(), &dir).ok());
+            .and_then(|s| {
+                let dir = std::path::PathBuf::from(s.get("checkpoint")?);
+                let backend = s.get("backend").unwrap_or("flex").parse().ok()?;
+                crate::checkpoint::load_evaluator(&Yinsh::standard(), &dir, backend).ok()
+            });
         match net {
             Some(ev) => Box::new(ev) as Box<dyn Evaluator<Position> + Send>,
             None => Box::new(RolloutEvaluator::new(rand::random())),

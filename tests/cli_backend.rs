@@ -1,0 +1,208 @@
+//! Every command that runs a network takes `--backend`, says where the
+//! network runs, and refuses a backend this build lacks by name.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn yinsh_zero(args: &[&str], dir: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_yinsh-zero"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap()
+}
+
+fn text(out: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+/// A config small enough that a debug build plays a game in moments.
+const TINY: &str = r#"
+[model]
+blocks = 1
+channels = 8
+value_channels = 2
+value_hidden = 8
+
+[search]
+simulations = 4
+fast_simulations = 4
+
+[selfplay]
+workers = 1
+games_in_flight = 2
+
+[train]
+batch_size = 8
+"#;
+
+#[test]
+fn commands_run_on_the_flex_backend_and_say_so() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(tmp.path().join("tiny.toml"), TINY).unwrap();
+    let said = "network on the flex backend (CPU)";
+
+    let out = yinsh_zero(
+        &[
+            "bench",
+            "nn",
+            "--seconds",
+            "0.01",
+            "--blocks",
+            "1",
+            "--channels",
+            "8",
+            "--backend",
+            "flex",
+            "--json",
+        ],
+        tmp.path(),
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["backend"], "flex");
+    assert!(text(&out).contains(said), "{}", text(&out));
+
+    let out = yinsh_zero(
+        &[
+            "bench",
+            "train",
+            "--seconds",
+            "0.01",
+            "--config",
+            "tiny.toml",
+            "--json",
+        ],
+        tmp.path(),
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["backend"], "flex");
+    assert!(text(&out).contains(said), "{}", text(&out));
+
+    let out = yinsh_zero(
+        &[
+            "selfplay",
+            "--random-init",
+            "--games",
+            "1",
+            "--out",
+            "records",
+            "--config",
+            "tiny.toml",
+            "--backend",
+            "flex",
+            "--json",
+        ],
+        tmp.path(),
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["games"], 1, "{v}");
+    assert!(text(&out).contains(said), "{}", text(&out));
+}
+
+#[cfg(not(feature = "cuda"))]
+#[test]
+fn a_backend_missing_from_the_build_is_refused_by_name() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(tmp.path().join("tiny.toml"), TINY).unwrap();
+    let runs: &[&[&str]] = &[
+        &["bench", "nn", "--seconds", "0.01", "--backend", "cuda"],
+        &[
+            "bench",
+            "train",
+            "--seconds",
+            "0.01",
+            "--config",
+            "tiny.toml",
+            "--backend",
+            "cuda",
+        ],
+        &[
+            "bench",
+            "selfplay",
+            "--seconds",
+            "0.01",
+            "--config",
+            "tiny.toml",
+            "--backend",
+            "cuda",
+        ],
+        &["bench", "search", "--seconds", "0.01", "--backend", "cuda"],
+        &[
+            "selfplay",
+            "--random-init",
+            "--out",
+            "records",
+            "--config",
+            "tiny.toml",
+            "--backend",
+            "cuda",
+        ],
+        &[
+            "train",
+            "--config",
+            "tiny.toml",
+            "--run",
+            "run",
+            "--backend",
+            "cuda",
+        ],
+    ];
+    for args in runs {
+        let out = yinsh_zero(args, tmp.path());
+        assert!(!out.status.success(), "{args:?} ran");
+        assert!(
+            text(&out)
+                .contains("backend `cuda` is not in this build (rebuild with `--features cuda`)"),
+            "{args:?}: {}",
+            text(&out)
+        );
+    }
+
+    let out = yinsh_zero(&["bench", "nn", "--backend", "tpu"], tmp.path());
+    assert!(!out.status.success());
+    assert!(
+        text(&out).contains("unknown backend `tpu` (expected flex, cuda or wgpu)"),
+        "{}",
+        text(&out)
+    );
+}
+
+#[cfg(not(feature = "cuda"))]
+#[test]
+fn a_network_player_names_its_backend() {
+    let tmp = tempfile::tempdir().unwrap();
+    let spec = "net-mcts:checkpoint=nowhere,backend=cuda";
+    let out = yinsh_zero(
+        &[
+            "match", "--white", spec, "--black", "random", "--games", "1",
+        ],
+        tmp.path(),
+    );
+    assert!(!out.status.success());
+    assert!(text(&out).contains("not in this build"), "{}", text(&out));
+    let out = yinsh_zero(
+        &[
+            "match",
+            "--white",
+            "net-policy:checkpoint=nowhere,backend=tpu",
+            "--black",
+            "random",
+            "--games",
+            "1",
+        ],
+        tmp.path(),
+    );
+    assert!(!out.status.success());
+    assert!(
+        text(&out).contains("unknown backend `tpu`"),
+        "{}",
+        text(&out)
+    );
+}
