@@ -61,6 +61,10 @@ pub struct NnArgs {
     /// Trunk channels (default: the network's default).
     #[arg(long)]
     pub channels: Option<usize>,
+    /// On the CPU, time burn's graph instead of the native pass (nn/cpu.rs)
+    /// that inference uses.
+    #[arg(long)]
+    pub burn_graph: bool,
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub json: bool,
@@ -193,6 +197,7 @@ fn nn(args: NnArgs) -> anyhow::Result<()> {
         threads: Some(args.threads.max(1)),
         // The headline batch is what one self-play worker evaluates at once.
         self_play_batch: default.selfplay.games_in_flight,
+        native_cpu: !args.burn_graph,
         ..BenchOptions::default()
     };
     let b = bench_nn(&Yinsh::standard(), &opts)?;
@@ -200,10 +205,15 @@ fn nn(args: NnArgs) -> anyhow::Result<()> {
         println!("{}", serde_json::to_string_pretty(&b)?);
     } else {
         println!(
-            "network {}x{} on {}, {} inference thread(s), {:.1} MFLOP/position",
+            "network {}x{} on {}{}, {} inference thread(s), {:.1} MFLOP/position",
             b.blocks,
             b.channels,
             b.backend,
+            if b.native_cpu {
+                " (native CPU pass)"
+            } else {
+                " (burn's graph)"
+            },
             args.threads.max(1),
             b.flops_per_position as f64 / 1e6
         );

@@ -24,6 +24,8 @@ pub struct BenchOptions {
     pub self_play_batch: usize,
     /// Time spent on each batch size, at least (after one warm-up pass).
     pub min_seconds: f64,
+    /// [`InferenceOptions::native_cpu`]: false times burn's graph on the CPU.
+    pub native_cpu: bool,
 }
 
 impl Default for BenchOptions {
@@ -38,6 +40,7 @@ impl Default for BenchOptions {
             batches: vec![1, 8, 32, 64, 128, 256],
             self_play_batch: 64,
             min_seconds: 1.0,
+            native_cpu: true,
         }
     }
 }
@@ -57,6 +60,8 @@ pub struct NnBench {
     pub blocks: usize,
     pub channels: usize,
     pub backend: BackendKind,
+    /// Whether the native CPU pass ran (false: burn's graph).
+    pub native_cpu: bool,
     /// `null`: rayon's global pool.
     pub threads: Option<usize>,
     /// FLOPs of one position's forward pass (2 x MACs of convs and dense layers).
@@ -85,6 +90,7 @@ pub fn bench_nn<G: Game>(game: &G, opts: &BenchOptions) -> Result<NnBench, NnErr
             cache_capacity: 0,
             threads: opts.threads,
             max_batch: opts.batches.iter().copied().max().unwrap_or(1).max(1),
+            native_cpu: opts.native_cpu,
         },
     )?;
     let most = opts.batches.iter().copied().max().unwrap_or(0);
@@ -122,6 +128,7 @@ pub fn bench_nn<G: Game>(game: &G, opts: &BenchOptions) -> Result<NnBench, NnErr
         blocks: opts.model.blocks,
         channels: opts.model.channels,
         backend: opts.backend,
+        native_cpu: opts.native_cpu && opts.backend == BackendKind::Flex,
         threads: opts.threads,
         flops_per_position: flops,
         batch: head.batch,

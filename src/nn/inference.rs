@@ -6,7 +6,7 @@ use std::path::Path;
 use burn::module::Module;
 use burn::tensor::{Device, Tensor, TensorData};
 
-use super::{Model, ModelConfig, NnError, load_weights};
+use super::{CpuNet, Model, ModelConfig, NnError, load_weights};
 use crate::encode::masked_softmax;
 use crate::evaluator::{Evaluation, Evaluator};
 use crate::game::{Game, NetShape, State};
@@ -24,6 +24,11 @@ pub struct InferenceOptions {
     /// Largest batch sent through the network at once; bigger requests are
     /// split, which bounds the memory of one pass.
     pub max_batch: usize,
+    /// On the `flex` (CPU) backend, run the forward pass with [`CpuNet`]
+    /// (batch norm folded, channels-last, cached buffers) instead of
+    /// burn's graph: the same outputs within 1e-4, in less time. Other
+    /// backends always run burn's graph.
+    pub native_cpu: bool,
 }
 
 impl Default for InferenceOptions {
@@ -34,6 +39,7 @@ impl Default for InferenceOptions {
             cache_capacity: 1 << 14,
             threads: Some(1),
             max_batch: 256,
+            native_cpu: true,
         }
     }
 }
@@ -108,6 +114,8 @@ pub struct NetEvaluator<G: Game> {
     shape: NetShape,
     /// `None` only while a forward pass borrows it on the private pool.
     model: Option<Model>,
+    /// The same weights for the native CPU pass, when it is used.
+    cpu: Option<CpuNet>,
     device: Device,
     pool: Option<rayon::ThreadPool>,
     max_batch: usize,
@@ -154,10 +162,14 @@ impl<G: Game> NetEvaluator<G> {
             ),
             None => None,
         };
+        let model = model.valid();
+        let cpu = (options.native_cpu && device == Device::flex())
+            .then(|| CpuNet::new(&model, game.net_shape()));
         Ok(NetEvaluator {
             shape: game.net_shape(),
             game,
-            model: Some(model.valid()),
+            model: Some(model),
+            cpu,
             device,
             pool,
             max_batch: options.max_batch.max(1),
@@ -209,7 +221,7 @@ impl<G: Game> NetEvaluator<G> {
         out
     }
 
-    fn forward_chunk(&mut self, positions: &[G::State], out: &mut Vec<Evaluation>) {
+    fn forward_chunk(&mut self, positions: &[G::State], out_evals: &mut Vec<Evaluation>) {
         let b = positions.len();
         if b == 0 {
             return;
@@ -220,8 +232,17 @@ impl<G: Game> NetEvaluator<G> {
         for (pos, x) in positions.iter().zip(self.input.chunks_exact_mut(size)) {
             self.game.encode(pos, x);
         }
+        if let Some(cpu) = &mut self.cpu {
+            let input = &self.input[..b * size];
+            let out = match &self.pool {
+                Some(pool) => pool.install(move || cpu.forward(input, b)),
+                None => cpu.forward(input, b),
+            };
+            push_evaluations(&self.game, positions, out.policy, out.wdl, out_evals);
+            return;
+        }
         let data = TensorData::new(
-            self.input.clone(),
+            self.input[..b * size].to_vec(),
             [b, shape.planes, shape.height, shape.width],
         );
         let model = self.model.take().expect("model is home between passes");
@@ -243,20 +264,31 @@ impl<G: Game> NetEvaluator<G> {
             None => run(),
         };
         self.model = Some(model);
+        push_evaluations(&self.game, positions, &policy, &wdl, out_evals);
+    }
+}
 
-        let space = shape.action_space();
-        for (i, pos) in positions.iter().enumerate() {
-            let logits = &policy[i * space..(i + 1) * space];
-            let priors = masked_softmax(&self.game, logits, &pos.legal_actions());
-            let w = [wdl[i * 3], wdl[i * 3 + 1], wdl[i * 3 + 2]];
-            let max = w.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-            let e = w.map(|x| (x - max).exp());
-            let sum: f32 = e.iter().sum();
-            out.push(Evaluation {
-                priors,
-                wdl: [e[0] / sum, e[1] / sum, e[2] / sum],
-            });
-        }
+/// Priors over the legal actions and win/draw/loss probabilities from a
+/// batch's raw outputs.
+fn push_evaluations<G: Game>(
+    game: &G,
+    positions: &[G::State],
+    policy: &[f32],
+    wdl: &[f32],
+    out: &mut Vec<Evaluation>,
+) {
+    let space = game.net_shape().action_space();
+    for (i, pos) in positions.iter().enumerate() {
+        let logits = &policy[i * space..(i + 1) * space];
+        let priors = masked_softmax(game, logits, &pos.legal_actions());
+        let w = [wdl[i * 3], wdl[i * 3 + 1], wdl[i * 3 + 2]];
+        let max = w.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+        let e = w.map(|x| (x - max).exp());
+        let sum: f32 = e.iter().sum();
+        out.push(Evaluation {
+            priors,
+            wdl: [e[0] / sum, e[1] / sum, e[2] / sum],
+        });
     }
 }
 

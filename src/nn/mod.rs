@@ -6,6 +6,7 @@
 pub mod backend;
 pub mod bench;
 pub mod config;
+pub mod cpu;
 pub mod export;
 pub mod inference;
 pub mod model;
@@ -16,6 +17,7 @@ use std::path::PathBuf;
 pub use backend::{BackendKind, default_device};
 pub use bench::{BatchRate, BenchOptions, NnBench, bench_nn};
 pub use config::{ModelConfig, ModelSection};
+pub use cpu::{CpuNet, CpuOutput};
 pub use inference::{CacheStats, InferenceOptions, NetEvaluator};
 pub use model::{Model, ModelOutput};
 pub use weights::{load_weights, save_weights};

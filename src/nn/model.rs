@@ -13,8 +13,8 @@ use crate::game::NetShape;
 /// A convolution followed by batch norm (no bias: the norm's beta is one).
 #[derive(Module, Debug)]
 pub struct ConvBn {
-    conv: Conv2d,
-    bn: BatchNorm,
+    pub(super) conv: Conv2d,
+    pub(super) bn: BatchNorm,
 }
 
 impl ConvBn {
@@ -41,8 +41,8 @@ impl ConvBn {
 /// conv3x3-BN-ReLU-conv3x3-BN, plus the input, then ReLU.
 #[derive(Module, Debug)]
 pub struct ResidualBlock {
-    a: ConvBn,
-    b: ConvBn,
+    pub(super) a: ConvBn,
+    pub(super) b: ConvBn,
 }
 
 impl ResidualBlock {
@@ -77,17 +77,17 @@ pub struct ModelOutput {
 /// [`crate::encode::encode_batch`].
 #[derive(Module, Debug)]
 pub struct Model {
-    stem: ConvBn,
-    blocks: Vec<ResidualBlock>,
-    policy_hidden: ConvBn,
-    policy_out: Conv2d,
+    pub(super) stem: ConvBn,
+    pub(super) blocks: Vec<ResidualBlock>,
+    pub(super) policy_hidden: ConvBn,
+    pub(super) policy_out: Conv2d,
     /// Logits of the actions tied to no cell; `None` when the game has none.
     /// (Named for YINSH's only such action, so its checkpoints still load.)
-    pass: Option<Linear>,
-    value_conv: ConvBn,
-    value_hidden: Linear,
-    wdl: Linear,
-    margin: Linear,
+    pub(super) pass: Option<Linear>,
+    pub(super) value_conv: ConvBn,
+    pub(super) value_hidden: Linear,
+    pub(super) wdl: Linear,
+    pub(super) margin: Linear,
 }
 
 impl ModelConfig {
