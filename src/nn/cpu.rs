@@ -6,10 +6,11 @@
 //! ReLU and the residual sum as separate passes over memory. Here batch
 //! norm is folded into the convolution weights once, activations stay
 //! channels-last (`[position, cell, channel]`) from the input to the heads,
-//! 3x3 convolutions are im2col tiles sized for the cache fed to `gemm` (the
-//! matrix kernels burn's CPU backend itself uses), bias, residual and ReLU
-//! are applied in one pass over each output tile, and every buffer is kept
-//! between calls.
+//! 3x3 convolutions run as Winograd F(2x2, 3x3) (as lc0's CPU backend
+//! does: 16 products per 2x2 outputs and channel pair instead of 36), their
+//! products batched into `gemm` calls (the matrix kernels burn's CPU
+//! backend itself uses), bias, residual and ReLU are applied in the pass
+//! that writes each output, and every buffer is kept between calls.
 //!
 //! ```
 //! use burn::tensor::{Tensor, TensorData};
@@ -45,13 +46,15 @@ use burn::tensor::Tensor;
 use super::model::{ConvBn, Model};
 use crate::game::NetShape;
 
-/// Rows (output cells) of one im2col tile: 256 rows of a 3x3 convolution
-/// over 64 channels are 576 KiB, which stays in L2 next to the weights.
-const TILE_ROWS: usize = 256;
+/// Winograd tiles of 3x3 convolutions transformed and multiplied at once:
+/// about 500 tiles (14 YINSH positions) keep the transformed inputs and
+/// products of 64 channels within L2.
+const WINOGRAD_TILES: usize = 512;
 
-/// A convolution with its batch norm folded in: `weight` is
-/// `[k * k * cin, cout]` (rows in im2col order: kernel row, kernel column,
-/// input channel), `bias` is `[cout]`.
+/// A convolution with its batch norm folded in; `bias` is `[cout]`. A 1x1
+/// one keeps `weight`, `[cin, cout]`; a 3x3 one its Winograd F(2x2, 3x3)
+/// form, `winograd`: `[16][cin][cout]`, the kernel `g` of each channel pair
+/// as `G g Gᵀ`.
 #[derive(Clone, Debug)]
 struct Conv {
     kernel: usize,
@@ -59,6 +62,29 @@ struct Conv {
     cout: usize,
     weight: Vec<f32>,
     bias: Vec<f32>,
+    winograd: Vec<f32>,
+}
+
+/// `G g Gᵀ` of one 3x3 kernel (Lavin and Gray's F(2x2, 3x3)).
+fn winograd_kernel(g: [[f32; 3]; 3]) -> [[f32; 4]; 4] {
+    let gg = |r: [f32; 3]| {
+        [
+            r[0],
+            0.5 * (r[0] + r[1] + r[2]),
+            0.5 * (r[0] - r[1] + r[2]),
+            r[2],
+        ]
+    };
+    // Rows of G g, then G applied to each of their columns.
+    let rows = [g[0], g[1], g[2]].map(gg);
+    let mut u = [[0.0; 4]; 4];
+    for j in 0..4 {
+        let col = gg([rows[0][j], rows[1][j], rows[2][j]]);
+        for i in 0..4 {
+            u[i][j] = col[i];
+        }
+    }
+    u
 }
 
 /// A dense layer: `weight` is `[inputs, outputs]` (burn's layout).
@@ -106,7 +132,7 @@ struct Buffers {
     x: Vec<f32>,
     h: Vec<f32>,
     t: Vec<f32>,
-    col: Vec<f32>,
+    scratch: Vec<f32>,
     head: Vec<f32>,
     pooled: Vec<f32>,
     hidden: Vec<f32>,
@@ -168,12 +194,30 @@ impl Conv {
         let bias = (0..cout)
             .map(|o| conv_bias[o] * scale[o] + shift[o])
             .collect();
+        let mut winograd = Vec::new();
+        if k == 3 {
+            winograd = vec![0.0; 16 * cin * cout];
+            for i in 0..cin {
+                for o in 0..cout {
+                    let at = |ky: usize, kx: usize| weight[((ky * 3 + kx) * cin + i) * cout + o];
+                    let u = winograd_kernel([0, 1, 2].map(|ky| [0, 1, 2].map(|kx| at(ky, kx))));
+                    for (xi, v) in u.iter().flatten().enumerate() {
+                        winograd[(xi * cin + i) * cout + o] = *v;
+                    }
+                }
+            }
+        }
+        if k == 3 {
+            // Only the Winograd form is used.
+            weight = Vec::new();
+        }
         Conv {
             kernel: k,
             cin,
             cout,
             weight,
             bias,
+            winograd,
         }
     }
 
@@ -290,7 +334,7 @@ impl Conv {
         batch: usize,
         height: usize,
         width: usize,
-        col: &mut Vec<f32>,
+        scratch: &mut Vec<f32>,
         out: &mut [f32],
         residual: Option<&[f32]>,
         relu: bool,
@@ -303,41 +347,142 @@ impl Conv {
             finish(out, &self.bias, residual, relu);
             return;
         }
-        let k = self.kernel;
-        let pad = k / 2;
+        debug_assert_eq!(self.kernel, 3);
+        self.forward_winograd(input, batch, height, width, scratch, out, residual, relu);
+    }
+
+    /// A 3x3 convolution (padding 1) as Winograd F(2x2, 3x3): each 2x2
+    /// block of outputs costs 16 products per channel pair instead of 36.
+    /// The 16 products of every tile form 16 matrix products
+    /// `[tiles, cin] x [cin, cout]`, run through `gemm`.
+    #[allow(clippy::too_many_arguments)]
+    fn forward_winograd(
+        &self,
+        input: &[f32],
+        batch: usize,
+        height: usize,
+        width: usize,
+        scratch: &mut Vec<f32>,
+        out: &mut [f32],
+        residual: Option<&[f32]>,
+        relu: bool,
+    ) {
+        let (cin, cout) = (self.cin, self.cout);
         let cells = height * width;
-        let patch = k * k * cin;
-        col.resize(TILE_ROWS.min(rows) * patch, 0.0);
-        let mut start = 0;
-        while start < rows {
-            let end = (start + TILE_ROWS).min(rows);
-            let n = end - start;
-            for (r, dst) in (start..end).zip(col.chunks_exact_mut(patch)) {
-                let (b, cell) = (r / cells, r % cells);
-                let (y, x) = (cell / width, cell % width);
-                for ky in 0..k {
-                    let iy = y as isize + ky as isize - pad as isize;
-                    for kx in 0..k {
-                        let ix = x as isize + kx as isize - pad as isize;
-                        let d = &mut dst[(ky * k + kx) * cin..(ky * k + kx + 1) * cin];
-                        if iy < 0 || ix < 0 || iy >= height as isize || ix >= width as isize {
-                            d.fill(0.0);
-                        } else {
-                            let s = (b * cells + iy as usize * width + ix as usize) * cin;
-                            d.copy_from_slice(&input[s..s + cin]);
+        let (th, tw) = (height.div_ceil(2), width.div_ceil(2));
+        let per_position = th * tw;
+        let chunk = (WINOGRAD_TILES / per_position).max(1);
+        let most = chunk.min(batch) * per_position;
+        scratch.resize(16 * most * (cin + cout), 0.0);
+        let (v, m) = scratch.split_at_mut(16 * most * cin);
+        let zeros = vec![0.0f32; cin];
+        let mut tmp = vec![0.0f32; 16 * cin.max(cout)];
+        let mut first = 0;
+        while first < batch {
+            let n = chunk.min(batch - first);
+            let tiles = n * per_position;
+            // Input transform: V = Bᵀ d B of every tile's 4x4 patch, a
+            // channel vector at a time (the loops over `c` vectorise).
+            for t in 0..tiles {
+                let b = first + t / per_position;
+                let (ty, tx) = ((t % per_position) / tw, (t % per_position) % tw);
+                let pixel = |dy: usize, dx: usize| -> &[f32] {
+                    let y = (2 * ty + dy) as isize - 1;
+                    let x = (2 * tx + dx) as isize - 1;
+                    if y < 0 || x < 0 || y >= height as isize || x >= width as isize {
+                        &zeros
+                    } else {
+                        let at = (b * cells + y as usize * width + x as usize) * cin;
+                        &input[at..at + cin]
+                    }
+                };
+                for j in 0..4 {
+                    let (d0, d1, d2, d3) = (pixel(0, j), pixel(1, j), pixel(2, j), pixel(3, j));
+                    let w = &mut tmp[j * 4 * cin..(j + 1) * 4 * cin];
+                    let (w0, rest) = w.split_at_mut(cin);
+                    let (w1, rest) = rest.split_at_mut(cin);
+                    let (w2, w3) = rest.split_at_mut(cin);
+                    for c in 0..cin {
+                        w0[c] = d0[c] - d2[c];
+                        w1[c] = d1[c] + d2[c];
+                        w2[c] = d2[c] - d1[c];
+                        w3[c] = d1[c] - d3[c];
+                    }
+                }
+                // tmp[j][i] holds row i, column j of Bᵀ d; now multiply by B.
+                for i in 0..4 {
+                    let col = |j: usize| &tmp[(j * 4 + i) * cin..(j * 4 + i + 1) * cin];
+                    let (r0, r1, r2, r3) = (col(0), col(1), col(2), col(3));
+                    let dst = |j: usize| ((i * 4 + j) * tiles + t) * cin;
+                    let (a0, a1, a2, a3) = (dst(0), dst(1), dst(2), dst(3));
+                    for c in 0..cin {
+                        v[a0 + c] = r0[c] - r2[c];
+                        v[a1 + c] = r1[c] + r2[c];
+                        v[a2 + c] = r2[c] - r1[c];
+                        v[a3 + c] = r1[c] - r3[c];
+                    }
+                }
+            }
+            for xi in 0..16 {
+                matmul(
+                    tiles,
+                    cin,
+                    cout,
+                    &v[xi * tiles * cin..(xi + 1) * tiles * cin],
+                    &self.winograd[xi * cin * cout..(xi + 1) * cin * cout],
+                    &mut m[xi * tiles * cout..(xi + 1) * tiles * cout],
+                );
+            }
+            // Output transform: Y = Aᵀ M A, the 2x2 outputs of each tile,
+            // with bias, residual and ReLU on the way out, a channel vector
+            // at a time.
+            for t in 0..tiles {
+                let b = first + t / per_position;
+                let (ty, tx) = ((t % per_position) / tw, (t % per_position) % tw);
+                let row = |xi: usize| &m[(xi * tiles + t) * cout..(xi * tiles + t + 1) * cout];
+                for j in 0..4 {
+                    let (m0, m1, m2, m3) = (row(j), row(4 + j), row(8 + j), row(12 + j));
+                    let s = &mut tmp[j * 2 * cout..(j + 1) * 2 * cout];
+                    let (s0, s1) = s.split_at_mut(cout);
+                    for o in 0..cout {
+                        s0[o] = m0[o] + m1[o] + m2[o];
+                        s1[o] = m1[o] - m2[o] - m3[o];
+                    }
+                }
+                for i in 0..2 {
+                    let y = 2 * ty + i;
+                    if y >= height {
+                        continue;
+                    }
+                    let col = |j: usize| &tmp[(j * 2 + i) * cout..(j * 2 + i + 1) * cout];
+                    let (r0, r1, r2, r3) = (col(0), col(1), col(2), col(3));
+                    for j in 0..2 {
+                        let x = 2 * tx + j;
+                        if x >= width {
+                            continue;
+                        }
+                        let k = (b * cells + y * width + x) * cout;
+                        let dst = &mut out[k..k + cout];
+                        for o in 0..cout {
+                            let val = if j == 0 {
+                                r0[o] + r1[o] + r2[o]
+                            } else {
+                                r1[o] - r2[o] - r3[o]
+                            };
+                            dst[o] = val + self.bias[o];
+                        }
+                        if let Some(res) = residual {
+                            for (y, r) in dst.iter_mut().zip(&res[k..k + cout]) {
+                                *y += r;
+                            }
+                        }
+                        if relu {
+                            dst.iter_mut().for_each(|y| *y = y.max(0.0));
                         }
                     }
                 }
             }
-            let o = &mut out[start * cout..end * cout];
-            matmul(n, patch, cout, &col[..n * patch], &self.weight, o);
-            finish(
-                o,
-                &self.bias,
-                residual.map(|r| &r[start * cout..end * cout]),
-                relu,
-            );
-            start = end;
+            first += n;
         }
     }
 }
@@ -424,13 +569,22 @@ impl CpuNet {
             batch,
             height,
             width,
-            &mut buf.col,
+            &mut buf.scratch,
             &mut h,
             None,
             true,
         );
         for (a, b) in &self.blocks {
-            a.forward(&h, batch, height, width, &mut buf.col, &mut t, None, true);
+            a.forward(
+                &h,
+                batch,
+                height,
+                width,
+                &mut buf.scratch,
+                &mut t,
+                None,
+                true,
+            );
             // The block's output overwrites its input only after reading it.
             let mut out = std::mem::take(&mut buf.x);
             grow(&mut out, rows * c);
@@ -439,7 +593,7 @@ impl CpuNet {
                 batch,
                 height,
                 width,
-                &mut buf.col,
+                &mut buf.scratch,
                 &mut out,
                 Some(&h[..rows * c]),
                 true,
@@ -459,7 +613,7 @@ impl CpuNet {
             batch,
             height,
             width,
-            &mut buf.col,
+            &mut buf.scratch,
             &mut buf.head,
             None,
             true,
@@ -469,7 +623,7 @@ impl CpuNet {
             batch,
             height,
             width,
-            &mut buf.col,
+            &mut buf.scratch,
             &mut t,
             None,
             false,
@@ -511,7 +665,7 @@ impl CpuNet {
             batch,
             height,
             width,
-            &mut buf.col,
+            &mut buf.scratch,
             &mut buf.head,
             None,
             true,
