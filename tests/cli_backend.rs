@@ -44,9 +44,8 @@ batch_size = 8
 fn commands_run_on_the_flex_backend_and_say_so() {
     let tmp = tempfile::tempdir().unwrap();
     std::fs::write(tmp.path().join("tiny.toml"), TINY).unwrap();
-    let said = "network on the flex backend (CPU)";
-
-    let out = yinsh_zero(
+    // Each runs on flex, says so on stderr and prints JSON on stdout.
+    let runs: &[&[&str]] = &[
         &[
             "bench",
             "nn",
@@ -60,14 +59,6 @@ fn commands_run_on_the_flex_backend_and_say_so() {
             "flex",
             "--json",
         ],
-        tmp.path(),
-    );
-    assert!(out.status.success(), "{}", text(&out));
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(v["backend"], "flex");
-    assert!(text(&out).contains(said), "{}", text(&out));
-
-    let out = yinsh_zero(
         &[
             "bench",
             "train",
@@ -77,14 +68,6 @@ fn commands_run_on_the_flex_backend_and_say_so() {
             "tiny.toml",
             "--json",
         ],
-        tmp.path(),
-    );
-    assert!(out.status.success(), "{}", text(&out));
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(v["backend"], "flex");
-    assert!(text(&out).contains(said), "{}", text(&out));
-
-    let out = yinsh_zero(
         &[
             "selfplay",
             "--random-init",
@@ -98,12 +81,21 @@ fn commands_run_on_the_flex_backend_and_say_so() {
             "flex",
             "--json",
         ],
-        tmp.path(),
-    );
-    assert!(out.status.success(), "{}", text(&out));
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(v["games"], 1, "{v}");
-    assert!(text(&out).contains(said), "{}", text(&out));
+    ];
+    let mut reports = Vec::new();
+    for args in runs {
+        let out = yinsh_zero(args, tmp.path());
+        assert!(out.status.success(), "{args:?}: {}", text(&out));
+        assert!(
+            text(&out).contains("network on the flex backend (CPU)"),
+            "{args:?}: {}",
+            text(&out)
+        );
+        reports.push(serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap());
+    }
+    assert_eq!(reports[0]["backend"], "flex");
+    assert_eq!(reports[1]["backend"], "flex");
+    assert_eq!(reports[2]["games"], 1, "{}", reports[2]);
 }
 
 #[cfg(not(feature = "cuda"))]

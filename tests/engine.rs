@@ -15,26 +15,33 @@ use yinsh_zero::yinsh::notation::parse_game;
 
 const BIN: &str = env!("CARGO_BIN_EXE_yinsh-zero");
 
-#[test]
-fn engine_answers_the_protocol_over_a_pipe() {
+/// Runs `yinsh-zero engine <args>`, feeds it `script` and returns the lines
+/// it printed; the engine must exit cleanly.
+fn engine_session(args: &[&str], script: &str) -> Vec<String> {
     let mut child = Command::new(BIN)
-        .args(["engine", "--player", "alphabeta:depth=1"])
+        .arg("engine")
+        .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();
     let mut stdin = child.stdin.take().unwrap();
-    writeln!(
-        stdin,
-        "yinsh\nisready\nnewgame\nposition startpos moves e3 f6 g7\ngo\nplay zz\nbogus\nquit"
-    )
-    .unwrap();
+    writeln!(stdin, "{script}").unwrap();
     drop(stdin);
     let lines: Vec<String> = BufReader::new(child.stdout.take().unwrap())
         .lines()
         .map(|l| l.unwrap())
         .collect();
     assert!(child.wait().unwrap().success());
+    lines
+}
+
+#[test]
+fn engine_answers_the_protocol_over_a_pipe() {
+    let lines = engine_session(
+        &["--player", "alphabeta:depth=1"],
+        "yinsh\nisready\nnewgame\nposition startpos moves e3 f6 g7\ngo\nplay zz\nbogus\nquit",
+    );
     assert!(lines[0].starts_with("id name yinsh-zero"), "{lines:?}");
     let at = |s: &str| lines.iter().position(|l| l == s);
     assert!(at("yinshok") < at("readyok"), "{lines:?}");
@@ -174,24 +181,10 @@ fn in_process_failures_are_play_errors() {
 
 #[test]
 fn the_game_line_names_the_game_and_refuses_another() {
-    let mut child = Command::new(BIN)
-        .args(["engine", "--player", "random", "--variant", "blitz"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    writeln!(
-        stdin,
-        "game\ngame yinsh standard\ngame\nnewgame\ngame\ngame chess\ngame yinsh nonsense\nquit"
-    )
-    .unwrap();
-    drop(stdin);
-    let lines: Vec<String> = BufReader::new(child.stdout.take().unwrap())
-        .lines()
-        .map(|l| l.unwrap())
-        .collect();
-    assert!(child.wait().unwrap().success());
+    let lines = engine_session(
+        &["--player", "random", "--variant", "blitz"],
+        "game\ngame yinsh standard\ngame\nnewgame\ngame\ngame chess\ngame yinsh nonsense\nquit",
+    );
     assert_eq!(
         lines[..3],
         [
