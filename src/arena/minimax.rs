@@ -1,7 +1,7 @@
 //! The generic `alphabeta` player: minimax with alpha-beta pruning and
 //! iterative deepening over any [`State`], judging the positions at its
 //! depth limit with the game's own evaluation
-//! ([`GamePlayers::evaluation`]). Games with a stronger engine of their own
+//! ([`GamePlayers::evaluation`](super::GamePlayers::evaluation)). Games with a stronger engine of their own
 //! (YINSH's, with a transposition table) offer it under the same name
 //! instead.
 //!
@@ -16,8 +16,7 @@ use rand::rngs::SmallRng;
 use rand::seq::SliceRandom;
 
 use super::player::{MoveInfo, Player};
-use super::spec::GamePlayers;
-use crate::game::{Color, GameResult, State};
+use crate::game::{Color, Game, GameResult, State};
 
 /// A win; wins sooner score higher by [`PLY_STEP`] per decision.
 const WIN: f32 = 1.0;
@@ -47,9 +46,13 @@ impl Default for MinimaxConfig {
     }
 }
 
+/// A static judgement of a state for the player to act, in [-1, 1].
+pub type Evaluation<G> = fn(&G, &<G as Game>::State) -> f32;
+
 /// Alpha-beta over game `G`.
-pub struct MinimaxPlayer<G: GamePlayers> {
+pub struct MinimaxPlayer<G: Game> {
     game: G,
+    evaluation: Evaluation<G>,
     config: MinimaxConfig,
     name: String,
     rng: SmallRng,
@@ -59,12 +62,21 @@ pub struct MinimaxPlayer<G: GamePlayers> {
     last: Option<MoveInfo<<G::State as State>::Action>>,
 }
 
-impl<G: GamePlayers> MinimaxPlayer<G> {
+impl<G: Game> MinimaxPlayer<G> {
+    /// A player that judges positions at its depth limit with `evaluation`
+    /// (a game's [`GamePlayers::evaluation`](super::GamePlayers::evaluation)).
     /// `name` is the spec the player was built from; `seed` orders the root
     /// actions, so equal values are broken differently from game to game.
-    pub fn new(game: G, config: MinimaxConfig, name: String, seed: u64) -> Self {
+    pub fn new(
+        game: G,
+        evaluation: Evaluation<G>,
+        config: MinimaxConfig,
+        name: String,
+        seed: u64,
+    ) -> Self {
         MinimaxPlayer {
             game,
+            evaluation,
             config,
             name,
             rng: SmallRng::seed_from_u64(seed),
@@ -98,7 +110,7 @@ impl<G: GamePlayers> MinimaxPlayer<G> {
             return terminal(result, ply);
         }
         if depth == 0 {
-            let v = EVAL_SCALE * self.game.evaluation(pos).clamp(-1.0, 1.0);
+            let v = EVAL_SCALE * (self.evaluation)(&self.game, pos).clamp(-1.0, 1.0);
             return white_view(pos.to_act(), v);
         }
         let maximize = pos.to_act() == Color::White;
@@ -139,7 +151,7 @@ fn white_view(to_act: Color, v: f32) -> f32 {
     if to_act == Color::White { v } else { -v }
 }
 
-impl<G: GamePlayers> Player<G::State> for MinimaxPlayer<G> {
+impl<G: Game> Player<G::State> for MinimaxPlayer<G> {
     fn name(&self) -> String {
         self.name.clone()
     }

@@ -42,7 +42,7 @@ pub use elo::{
 pub use game::{GameRecord, PlayError, play_game};
 pub use greedy::GreedyPlayer;
 pub use matches::{MatchConfig, MatchError, MatchResult, play_match};
-pub use minimax::{MinimaxConfig, MinimaxPlayer};
+pub use minimax::{Evaluation, MinimaxConfig, MinimaxPlayer};
 pub use player::{MoveInfo, Player, PlayerFailure};
 pub use random::RandomPlayer;
 pub use search_player::{RolloutEvaluator, SearchPlayer};

@@ -319,6 +319,7 @@ pub fn parse_game_player<G: GamePlayers>(
             }
             Box::new(MinimaxPlayer::new(
                 game.clone(),
+                G::evaluation,
                 config,
                 spec.to_string(),
                 seed,
