@@ -112,7 +112,6 @@ pub struct CpuOutput<'a> {
 #[derive(Clone, Debug)]
 pub struct CpuNet {
     shape: NetShape,
-    channels: usize,
     stem: Conv,
     blocks: Vec<(Conv, Conv)>,
     policy_hidden: Conv,
@@ -347,36 +346,26 @@ impl Conv {
             finish(out, &self.bias, residual, relu);
             return;
         }
+        // A 3x3 convolution (padding 1) as Winograd F(2x2, 3x3): each 2x2
+        // block of outputs costs 16 products per channel pair instead of
+        // 36. The 16 products of every tile form 16 matrix products
+        // `[tiles, cin] x [cin, cout]`, run through `gemm`.
         debug_assert_eq!(self.kernel, 3);
-        self.forward_winograd(input, batch, height, width, scratch, out, residual, relu);
-    }
-
-    /// A 3x3 convolution (padding 1) as Winograd F(2x2, 3x3): each 2x2
-    /// block of outputs costs 16 products per channel pair instead of 36.
-    /// The 16 products of every tile form 16 matrix products
-    /// `[tiles, cin] x [cin, cout]`, run through `gemm`.
-    #[allow(clippy::too_many_arguments)]
-    fn forward_winograd(
-        &self,
-        input: &[f32],
-        batch: usize,
-        height: usize,
-        width: usize,
-        scratch: &mut Vec<f32>,
-        out: &mut [f32],
-        residual: Option<&[f32]>,
-        relu: bool,
-    ) {
-        let (cin, cout) = (self.cin, self.cout);
         let cells = height * width;
         let (th, tw) = (height.div_ceil(2), width.div_ceil(2));
         let per_position = th * tw;
         let chunk = (WINOGRAD_TILES / per_position).max(1);
         let most = chunk.min(batch) * per_position;
-        scratch.resize(16 * most * (cin + cout), 0.0);
-        let (v, m) = scratch.split_at_mut(16 * most * cin);
-        let zeros = vec![0.0f32; cin];
-        let mut tmp = vec![0.0f32; 16 * cin.max(cout)];
+        // Transformed inputs, products, a tile's temporaries and a zero
+        // pixel for the padding, all in the kept scratch buffer.
+        let temporaries = 16 * cin.max(cout);
+        scratch.resize(16 * most * (cin + cout) + temporaries + cin, 0.0);
+        let (v, rest) = scratch.split_at_mut(16 * most * cin);
+        let (m, rest) = rest.split_at_mut(16 * most * cout);
+        let (tmp, zeros) = rest.split_at_mut(temporaries);
+        // The buffer's earlier, larger uses may have left values here.
+        zeros[..cin].fill(0.0);
+        let zeros = &zeros[..cin];
         let mut first = 0;
         while first < batch {
             let n = chunk.min(batch - first);
@@ -390,7 +379,7 @@ impl Conv {
                     let y = (2 * ty + dy) as isize - 1;
                     let x = (2 * tx + dx) as isize - 1;
                     if y < 0 || x < 0 || y >= height as isize || x >= width as isize {
-                        &zeros
+                        zeros
                     } else {
                         let at = (b * cells + y as usize * width + x as usize) * cin;
                         &input[at..at + cin]
@@ -491,7 +480,6 @@ impl CpuNet {
     /// `model`'s weights, batch norm folded, for inputs of `shape`.
     pub fn new(model: &Model, shape: NetShape) -> CpuNet {
         let stem = Conv::from_conv_bn(&model.stem);
-        let channels = stem.cout;
         let value_conv = Conv::from_conv_bn(&model.value_conv);
         let cells = shape.cells();
         let vc = value_conv.cout;
@@ -508,7 +496,6 @@ impl CpuNet {
         }
         CpuNet {
             shape,
-            channels,
             stem,
             blocks: model
                 .blocks
@@ -539,7 +526,7 @@ impl CpuNet {
             batch * shape.input_size(),
             "input of {batch} positions"
         );
-        let c = self.channels;
+        let c = self.stem.cout;
         let rows = batch * cells;
         let buf = &mut self.buffers;
         let grow = |v: &mut Vec<f32>, n: usize| {
