@@ -7,6 +7,10 @@
 //! <run>/checkpoints/best                  the promoted generation, as text
 //! ```
 //!
+//! Wherever a checkpoint is asked for, the `best` pointer or the folder
+//! holding it serves too ([`resolve`]): `checkpoints/best` names the
+//! promoted network of the run in `checkpoints/`.
+//!
 //! A checkpoint is assembled in a hidden temporary directory, every file
 //! fsynced, then renamed into place: a kill at any moment leaves either the
 //! complete checkpoint or none, never half of one.
@@ -87,7 +91,7 @@ pub enum CheckpointError {
         path: PathBuf,
         source: std::io::Error,
     },
-    #[error("{path}: not a yinsh-zero checkpoint (no meta.json)")]
+    #[error("{path}: not a yinsh-zero checkpoint (no meta.json, and no `best` pointer to one)")]
     NotACheckpoint { path: PathBuf },
     #[error("{path}: damaged meta.json: {msg}")]
     BadMeta { path: PathBuf, msg: String },
@@ -172,6 +176,51 @@ pub fn read_meta(dir: &Path) -> Result<CheckpointMeta, CheckpointError> {
     Ok(meta)
 }
 
+/// The checkpoint directory that `path` names: a checkpoint directory
+/// itself, a `best` pointer file (the generation it names, beside it), or
+/// a run's checkpoints folder (its best generation).
+///
+/// ```
+/// # let tmp = tempfile::tempdir().unwrap();
+/// use yinsh_zero::checkpoint::{generation_dir, resolve, write_best};
+/// let ckpts = tmp.path();
+/// std::fs::create_dir_all(generation_dir(ckpts, 7)).unwrap();
+/// std::fs::write(generation_dir(ckpts, 7).join("meta.json"), "{}").unwrap();
+/// write_best(ckpts, 7).unwrap();
+/// assert_eq!(resolve(&ckpts.join("best")).unwrap(), generation_dir(ckpts, 7));
+/// assert_eq!(resolve(ckpts).unwrap(), generation_dir(ckpts, 7));
+/// assert!(resolve(&ckpts.join("000008")).is_err());
+/// ```
+pub fn resolve(path: &Path) -> Result<PathBuf, CheckpointError> {
+    if path.join("meta.json").is_file() {
+        return Ok(path.to_path_buf());
+    }
+    let (folder, pointer) = if path.is_file() {
+        let folder = path.parent().unwrap_or(Path::new("."));
+        (folder.to_path_buf(), path.to_path_buf())
+    } else {
+        (path.to_path_buf(), path.join("best"))
+    };
+    if !pointer.is_file() {
+        return Err(CheckpointError::NotACheckpoint {
+            path: path.to_path_buf(),
+        });
+    }
+    let text = fs::read_to_string(&pointer).map_err(io(&pointer))?;
+    let g: u64 = text.trim().parse().map_err(|_| CheckpointError::BadMeta {
+        path: pointer.clone(),
+        msg: format!(
+            "`{}` is not a generation number (a `best` pointer holds one)",
+            text.trim()
+        ),
+    })?;
+    let dir = generation_dir(&folder, g);
+    if !dir.join("meta.json").is_file() {
+        return Err(CheckpointError::NotACheckpoint { path: dir });
+    }
+    Ok(dir)
+}
+
 /// Loads a checkpoint's network for `game` onto `device`. A checkpoint of
 /// another game is refused by name. (A network serves every variant of its
 /// game: the variant is part of what it sees.)
@@ -180,6 +229,7 @@ pub fn load_model<G: Game>(
     dir: &Path,
     device: &burn::tensor::Device,
 ) -> Result<(Model, CheckpointMeta), CheckpointError> {
+    let dir = &resolve(dir)?;
     let meta = read_meta(dir)?;
     if meta.game != G::NAME {
         return Err(CheckpointError::OtherGame {

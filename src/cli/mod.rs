@@ -31,6 +31,9 @@ struct Cli {
 enum Command {
     /// Train: self-play, replay, training, gating, checkpoints; resumes a run.
     Train(train::Args),
+    /// Begin a run with a warm start: the network imitates a classical
+    /// player's games (the config's `[pretrain]`), then `train` goes on.
+    Pretrain(train::PretrainArgs),
     /// Print a run's generation, best checkpoint, gating results and throughput.
     Status(train::StatusArgs),
     /// Write a checkpoint's weights as safetensors with a JSON manifest.
@@ -96,6 +99,7 @@ pub fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Train(a) => train::run(a),
+        Command::Pretrain(a) => train::pretrain(a),
         Command::Status(a) => train::status(a),
         Command::Export(a) => export::run(a),
         Command::Sgf(a) => sgf::run(a),

@@ -18,13 +18,11 @@ pub struct Args {
     #[arg(long, value_name = "DIR")]
     pub run: Option<PathBuf>,
     /// The opponent the page offers first: a player spec such as
-    /// `mcts-rollout:playouts=2000` or `alphabeta:depth=3`.
-    #[arg(
-        long,
-        value_name = "SPEC",
-        default_value = "mcts-rollout:playouts=2000"
-    )]
-    pub player: String,
+    /// `alphabeta:depth=3` (default: the network in checkpoints/best,
+    /// `net-mcts:checkpoint=checkpoints/best`, where there is one; else
+    /// `mcts-rollout:playouts=2000`).
+    #[arg(long, value_name = "SPEC")]
+    pub player: Option<String>,
     /// Port to listen on; 0 picks a free one (the address is printed).
     #[arg(long, default_value_t = 8080)]
     pub port: u16,
@@ -39,14 +37,25 @@ pub struct Args {
     pub analysis_sims: u32,
 }
 
+/// The shipped network, when this project has one.
+const SHIPPED: &str = "net-mcts:checkpoint=checkpoints/best";
+
 pub fn run(args: Args) -> anyhow::Result<()> {
     let max_think = Duration::from_millis(args.think_ms.max(1));
+    let player = args.player.clone().unwrap_or_else(|| {
+        if yinsh_zero::checkpoint::resolve(Path::new("checkpoints/best")).is_ok() {
+            SHIPPED.into()
+        } else {
+            "mcts-rollout:playouts=2000".into()
+        }
+    });
     // Fail at start-up, not at the first game, on a bad default opponent.
-    if !args.player.eq_ignore_ascii_case(yinsh_zero::web::HUMAN) {
-        let spec = bounded_spec(&args.player, max_think)?;
+    if !player.eq_ignore_ascii_case(yinsh_zero::web::HUMAN) {
+        let spec = bounded_spec(&player, max_think)?;
         yinsh_zero::arena::parse_player(&spec, 0)
-            .with_context(|| format!("--player `{}`", args.player))?;
+            .with_context(|| format!("--player `{player}`"))?;
     }
+    eprintln!("default opponent: {player}");
     let run = match &args.run {
         Some(dir) => {
             anyhow::ensure!(dir.is_dir(), "--run {}: not a directory", dir.display());
@@ -56,7 +65,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
     let config = ServeConfig {
         run_dir: Some(run.meta().to_path_buf()),
-        default_opponent: args.player,
+        default_opponent: player,
         max_think,
         analysis_simulations: args.analysis_sims.max(1),
         ..ServeConfig::default()

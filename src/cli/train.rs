@@ -1,4 +1,5 @@
-//! `yinsh-zero train`: the main job. `yinsh-zero status`: where a run stands.
+//! `yinsh-zero train`: the main job. `yinsh-zero pretrain`: a new run's
+//! warm start alone. `yinsh-zero status`: where a run stands.
 
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
@@ -8,7 +9,8 @@ use yinsh_zero::checkpoint;
 use yinsh_zero::games::{GameTask, with_game};
 use yinsh_zero::run::RunDir;
 use yinsh_zero::run::config::RunConfig;
-use yinsh_zero::run::train_loop::{LoopSummary, train};
+use yinsh_zero::run::pretrain::{WarmStart, warm_start};
+use yinsh_zero::run::train_loop::{LoopSummary, settle_config, train};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -19,6 +21,25 @@ pub struct Args {
     /// Run directory (default: this project's checkpoints/ and data/).
     #[arg(long)]
     run: Option<PathBuf>,
+    #[command(flatten)]
+    backend: super::BackendArg,
+}
+
+#[derive(clap::Args)]
+pub struct PretrainArgs {
+    /// Run config (default: the embedded configs/default.toml); its
+    /// `[pretrain]` table says who teaches and how much.
+    #[arg(long)]
+    config: Option<PathBuf>,
+    /// Run directory to begin (default: this project's checkpoints/ and data/).
+    #[arg(long)]
+    run: Option<PathBuf>,
+    /// Teacher games (overrides `[pretrain] games`).
+    #[arg(long)]
+    games: Option<u64>,
+    /// The teacher's player spec (overrides `[pretrain] teacher`).
+    #[arg(long)]
+    teacher: Option<String>,
     #[command(flatten)]
     backend: super::BackendArg,
 }
@@ -67,6 +88,67 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         },
     )??;
     println!("{}", summary_line(&s));
+    Ok(())
+}
+
+/// The warm start on the game the config names.
+struct Pretrain<'a> {
+    dir: &'a RunDir,
+    cfg: RunConfig,
+    stop: &'a AtomicBool,
+}
+
+impl GameTask for Pretrain<'_> {
+    type Output = anyhow::Result<Option<WarmStart>>;
+    fn run<G: GamePlayers>(self, game: G) -> Self::Output {
+        let cfg = settle_config(self.dir, self.cfg)?;
+        warm_start(&game, self.dir, &cfg, self.stop)
+    }
+}
+
+pub fn pretrain(args: PretrainArgs) -> anyhow::Result<()> {
+    let mut cfg = RunConfig::load(args.config.as_deref())?;
+    cfg.run.backend = args.backend.choose(cfg.run.backend);
+    if let Some(n) = args.games {
+        cfg.pretrain.games = n;
+    }
+    if let Some(t) = args.teacher {
+        cfg.pretrain.teacher = t;
+    }
+    if cfg.pretrain.games == 0 {
+        anyhow::bail!("no teacher games: give --games N, or set `[pretrain] games` in the config");
+    }
+    cfg.validate()
+        .map_err(|e| anyhow::anyhow!("the given settings: {e}"))?;
+    let dir = run_dir(&args.run);
+    let stop = super::stop_on_ctrl_c("stopping after the current game")?;
+    let (name, variant) = (cfg.game.name.clone(), cfg.game.variant.clone());
+    let done = with_game(
+        &name,
+        &variant,
+        Pretrain {
+            dir: &dir,
+            cfg,
+            stop: &stop,
+        },
+    )??;
+    match done {
+        Some(w) => println!(
+            "warm start done: {} teacher games, {} positions, {} training steps in {:.0} s; \
+             generation 0 is the best network. Continue with: yinsh-zero train{}",
+            w.games,
+            w.positions,
+            w.steps,
+            w.seconds,
+            args.run
+                .as_ref()
+                .map_or(String::new(), |r| format!(" --run {}", r.display()))
+        ),
+        None => println!(
+            "warm start stopped early; finished teacher games are kept: run the same command \
+             to resume"
+        ),
+    }
     Ok(())
 }
 

@@ -7,6 +7,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+use super::pretrain::PretrainConfig;
 use crate::mcts::SearchConfig;
 use crate::nn::BackendKind;
 pub use crate::nn::ModelSection;
@@ -169,6 +170,8 @@ pub struct RunConfig {
     pub gating: GatingConfig,
     #[serde(default)]
     pub baseline: BaselineConfig,
+    #[serde(default)]
+    pub pretrain: PretrainConfig,
 }
 
 impl Default for RunConfig {
@@ -198,6 +201,9 @@ pub const SAFE_TO_CHANGE: &[&str] = &[
     "baseline.simulations",
     "baseline.gumbel",
     "baseline.random_placements",
+    "pretrain.games",
+    "pretrain.workers",
+    "pretrain.games_per_file",
 ];
 
 /// Why a config cannot be used.
@@ -344,6 +350,8 @@ impl RunConfig {
                     .map_err(|e| format!("baseline.opponents: {e}"))?;
             }
         }
+        self.pretrain
+            .validate(&self.game.name, &self.game.variant)?;
         let r = &self.replay;
         if r.min_size == 0 || r.max_size < r.min_size || !(r.alpha > 0.0 && r.alpha <= 1.0) {
             return Err("replay: need 0 < min_size <= max_size and 0 < alpha <= 1".into());
@@ -497,6 +505,7 @@ mod tests {
         assert_eq!(toml.train, TrainConfig::default());
         assert_eq!(toml.gating, GatingConfig::default());
         assert_eq!(toml.baseline, BaselineConfig::default());
+        assert_eq!(toml.pretrain, PretrainConfig::default());
         // Self-play searches differ from a player's on purpose, and only here.
         let play = SearchConfig::default();
         let selfplay = SearchConfig {

@@ -9,7 +9,8 @@ use crate::game::Game;
 use crate::replay::record;
 
 /// Paths of a run directory. `<run>/checkpoints`, `<run>/data/selfplay`,
-/// `<run>/logs`, `<run>/eval` and the frozen `<run>/config.toml`; the
+/// `<run>/data/teacher`, `<run>/logs`, `<run>/eval` and the frozen
+/// `<run>/config.toml`; the
 /// project's default run keeps checkpoints in `checkpoints/` and the rest
 /// under `data/`.
 #[derive(Clone, Debug)]
@@ -67,6 +68,10 @@ impl RunDir {
     }
     pub fn selfplay(&self) -> PathBuf {
         self.data.join("selfplay")
+    }
+    /// Record files of the warm start's teacher games.
+    pub fn teacher(&self) -> PathBuf {
+        self.data.join("teacher")
     }
     pub fn logs(&self) -> PathBuf {
         self.meta.join("logs")

@@ -2,7 +2,8 @@
 //! gradient steps -> candidate checkpoint -> gating match -> promotion (and
 //! every few generations the best network against fixed opponents, see
 //! [`super::baseline`]), one generation after another, resumable after a
-//! kill at any moment.
+//! kill at any moment. A new run with `[pretrain] games` set begins with
+//! the warm start ([`super::pretrain`]), which makes generation 0.
 //!
 //! Resume rule: the newest complete checkpoint is the truth. Its meta lists
 //! the record files its window held; record files written after it (self-
@@ -50,13 +51,19 @@ pub struct LoopSummary {
 /// Loads the config a run must use: the frozen `<run>/config.toml` if the
 /// run exists (refusing changes to keys not safe to change), else `given`,
 /// which is then frozen.
-pub fn settle_config(run: &RunDir, given: RunConfig) -> Result<RunConfig, LoopError> {
+///
+/// Once generation 0 exists the warm start is history: the frozen
+/// `[pretrain]` table stays as it was, whatever `given` says.
+pub fn settle_config(run: &RunDir, mut given: RunConfig) -> Result<RunConfig, LoopError> {
     let path = run.config();
     if !path.exists() {
         write_atomic(&path, given.to_toml().as_bytes())?;
         return Ok(given);
     }
     let frozen = RunConfig::load(Some(&path))?;
+    if !checkpoint::list(&run.checkpoints())?.is_empty() {
+        given.pretrain = frozen.pretrain.clone();
+    }
     let differ = frozen.differing_keys(&given);
     let unsafe_keys: Vec<&String> = differ
         .iter()
@@ -104,6 +111,17 @@ pub fn train<G: GamePlayers>(
             .map_err(|e| anyhow::anyhow!("[baseline] opponents: {e}"))?;
     }
     let started = Instant::now();
+    if cfg.pretrain.games > 0
+        && checkpoint::list(&run.checkpoints())?.is_empty()
+        && super::pretrain::warm_start(game, run, &cfg, stop)?.is_none()
+    {
+        return Ok(LoopSummary {
+            first_generation: 1,
+            last_generation: 0,
+            best: 0,
+            interrupted: true,
+        });
+    }
     let mut lp = Loop::open(game, run, cfg, stop)?;
     let first_generation = lp.meta.generation + 1;
     let mut g = first_generation;
@@ -202,6 +220,16 @@ impl<'a, G: GamePlayers> Loop<'a, G> {
             .expect("generation 0 exists");
         let latest_dir = checkpoint::generation_dir(&ckpts, latest);
         let (model, meta) = checkpoint::load_model(game, &latest_dir, &device)?;
+        // The weights have the checkpoint's shape; candidates are saved
+        // with the config's, so the two must agree.
+        anyhow::ensure!(
+            meta.model == cfg.model,
+            "{}: the network is {:?}, the config's [model] is {:?}: train it on with its own \
+             [model] table",
+            latest_dir.display(),
+            meta.model,
+            cfg.model
+        );
         let best = checkpoint::read_best(&ckpts)?.unwrap_or(latest);
         let mut trainer = Trainer::new(model, cfg.train.clone(), &device, meta.train_steps);
         if let Ok(bytes) = fs::read(latest_dir.join("optimizer.bpk")) {
@@ -403,18 +431,8 @@ impl<'a, G: GamePlayers> Loop<'a, G> {
     /// `new_positions`, on `[train] threads` cores: the samples trained, or
     /// `None` on a stop request.
     fn train_steps(&mut self, g: u64, new_positions: u64) -> Result<Option<u64>, LoopError> {
-        match self.trainer.config().threads {
-            // The CPU backend's loops and matrix products use the rayon
-            // pool they run in, so a pool of n threads bounds training to n cores.
-            0 => Ok(self.train_steps_here(g, new_positions)),
-            n => {
-                let pool = rayon::ThreadPoolBuilder::new()
-                    .num_threads(n)
-                    .build()
-                    .map_err(|e| anyhow::anyhow!("[train] threads = {n}: {e}"))?;
-                Ok(pool.install(|| self.train_steps_here(g, new_positions)))
-            }
-        }
+        let threads = self.trainer.config().threads;
+        super::pretrain::in_train_pool(threads, || self.train_steps_here(g, new_positions))
     }
 
     fn train_steps_here(&mut self, g: u64, new_positions: u64) -> Option<u64> {
