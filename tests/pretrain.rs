@@ -240,11 +240,18 @@ fn a_teacher_sample_puts_most_of_its_target_on_the_move_played() {
 fn tiny_config(dir: &Path) -> std::path::PathBuf {
     let text =
         fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/configs/tiny.toml")).unwrap();
+    let header = "[pretrain]\n";
+    assert!(
+        text.contains(header),
+        "configs/tiny.toml has a [pretrain] table"
+    );
     let p = dir.join("tiny.toml");
     fs::write(
         &p,
-        text.replace("generations = 2", "generations = 1")
-            + "\n[pretrain]\nteacher = \"alphabeta:depth=1\"\nepochs = 1.0\n",
+        text.replace("generations = 2", "generations = 1").replace(
+            header,
+            "[pretrain]\nteacher = \"alphabeta:depth=1\"\nepochs = 1.0\n",
+        ),
     )
     .unwrap();
     p

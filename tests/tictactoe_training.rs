@@ -59,6 +59,8 @@ fn config(generations: u64) -> RunConfig {
     cfg.baseline.games = 10;
     cfg.baseline.simulations = 16;
     cfg.baseline.random_placements = 0;
+    // From random weights: the test is of self-play learning alone.
+    cfg.pretrain.games = 0;
     cfg
 }
 

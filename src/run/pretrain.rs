@@ -68,9 +68,9 @@ pub struct PretrainConfig {
 impl Default for PretrainConfig {
     fn default() -> Self {
         PretrainConfig {
-            games: 0,
-            teacher: "alphabeta:depth=2".into(),
-            epochs: 2.0,
+            games: 3000,
+            teacher: "alphabeta:depth=3".into(),
+            epochs: 1.5,
             label_smoothing: 0.1,
             random_placements: 6,
             workers: 0,
