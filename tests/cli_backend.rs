@@ -145,6 +145,17 @@ fn a_backend_missing_from_the_build_is_refused_by_name() {
             "--backend",
             "cuda",
         ],
+        // A new run's warm start would play teacher games for minutes
+        // first: the backend is checked before them.
+        &[
+            "pretrain",
+            "--config",
+            "tiny.toml",
+            "--run",
+            "run2",
+            "--backend",
+            "cuda",
+        ],
     ];
     for args in runs {
         let out = yinsh_zero(args, tmp.path());

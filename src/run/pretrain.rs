@@ -37,6 +37,7 @@ use crate::checkpoint::{self, CHECKPOINT_VERSION, CheckpointMeta};
 use crate::game::{Game, State};
 use crate::replay::record::{self, RecordFile, RecordMeta, Sample};
 use crate::replay::window::{ReplayWindow, WindowConfig};
+use crate::train::config::{LrSchedule, TrainConfig};
 use crate::train::{Batch, Trainer};
 use crate::util::sub_seed;
 
@@ -53,6 +54,10 @@ pub struct PretrainConfig {
     /// Passes over the teacher's positions (gradient steps = epochs x
     /// positions / `[train] batch_size`).
     pub epochs: f64,
+    /// The learning rate decays (cosine) from `[train] learning_rate` to
+    /// this share of it over the warm start's steps (1 = constant): the
+    /// network it leaves is the annealed one, not one noisy step of many.
+    pub lr_floor: f64,
     /// Share of each policy target spread evenly over all legal actions;
     /// the rest is on the teacher's move.
     pub label_smoothing: f32,
@@ -71,6 +76,7 @@ impl Default for PretrainConfig {
             games: 3000,
             teacher: "alphabeta:depth=3".into(),
             epochs: 1.5,
+            lr_floor: 0.1,
             label_smoothing: 0.1,
             random_placements: 6,
             workers: 0,
@@ -100,6 +106,12 @@ impl PretrainConfig {
             return Err(format!(
                 "pretrain.epochs must be more than 0, got {}",
                 self.epochs
+            ));
+        }
+        if !(self.lr_floor > 0.0 && self.lr_floor <= 1.0) {
+            return Err(format!(
+                "pretrain.lr_floor must be within 0 (excluded) and 1, got {}",
+                self.lr_floor
             ));
         }
         if !(0.0..1.0).contains(&self.label_smoothing) {
@@ -394,6 +406,8 @@ pub fn warm_start<G: GamePlayers>(
             ckpts.display()
         );
     }
+    // Before the games: a backend missing from the build is refused at once.
+    let device = cfg.run.backend.device()?;
     let started = Instant::now();
     let taught = play_teacher_games(
         game,
@@ -424,14 +438,19 @@ pub fn warm_start<G: GamePlayers>(
         "the teacher's games gave no positions to learn from"
     );
 
-    let device = cfg.run.backend.device()?;
     // As for a run without a warm start: generation 0 starts from weights
     // drawn from the run seed.
     device.seed(sub_seed(cfg.run.seed ^ 0x1417, 0));
     let model = cfg.model.to_model_config().init(&game.net_shape(), &device);
-    let mut trainer = Trainer::new(model, cfg.train.clone(), &device, 0);
     let batch = cfg.train.batch_size;
     let steps = (pc.epochs * window.len() as f64 / batch as f64).ceil() as u64;
+    let schedule = TrainConfig {
+        lr_schedule: LrSchedule::Cosine,
+        lr_decay_steps: steps,
+        lr_floor: pc.lr_floor,
+        ..cfg.train.clone()
+    };
+    let mut trainer = Trainer::new(model, schedule, &device, 0);
     let mut log = MetricsLog::open(&run.logs())?;
     let mut rng = SmallRng::seed_from_u64(sub_seed(cfg.run.seed ^ 0x7a11, 0));
     let phase = Phase::start("warm start training".into(), steps, "steps");
