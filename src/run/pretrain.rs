@@ -438,10 +438,7 @@ pub fn warm_start<G: GamePlayers>(
         "the teacher's games gave no positions to learn from"
     );
 
-    // As for a run without a warm start: generation 0 starts from weights
-    // drawn from the run seed.
-    device.seed(sub_seed(cfg.run.seed ^ 0x1417, 0));
-    let model = cfg.model.to_model_config().init(&game.net_shape(), &device);
+    let model = super::initial_model(game, cfg, &device);
     let batch = cfg.train.batch_size;
     let steps = (pc.epochs * window.len() as f64 / batch as f64).ceil() as u64;
     let schedule = TrainConfig {
@@ -455,7 +452,7 @@ pub fn warm_start<G: GamePlayers>(
     let mut rng = SmallRng::seed_from_u64(sub_seed(cfg.run.seed ^ 0x7a11, 0));
     let phase = Phase::start("warm start training".into(), steps, "steps");
     let mut last = None;
-    let trained = in_train_pool(cfg.train.threads, || {
+    let trained = super::in_train_pool(cfg.train.threads, || {
         for i in 0..steps {
             if stop.load(Ordering::Relaxed) {
                 return false;
@@ -530,22 +527,4 @@ pub fn warm_start<G: GamePlayers>(
         done.games, pc.teacher, done.positions, done.steps, done.loss, done.seconds
     );
     Ok(Some(done))
-}
-
-/// Runs `f` in a pool of `threads` threads (0 = the global pool): the CPU
-/// backend's loops and matrix products use the rayon pool they run in.
-pub(super) fn in_train_pool<T: Send>(
-    threads: usize,
-    f: impl FnOnce() -> T + Send,
-) -> anyhow::Result<T> {
-    match threads {
-        0 => Ok(f()),
-        n => {
-            let pool = rayon::ThreadPoolBuilder::new()
-                .num_threads(n)
-                .build()
-                .map_err(|e| anyhow::anyhow!("[train] threads = {n}: {e}"))?;
-            Ok(pool.install(f))
-        }
-    }
 }

@@ -193,10 +193,7 @@ impl<'a, G: GamePlayers> Loop<'a, G> {
         fs::create_dir_all(run.selfplay())?;
         let log = MetricsLog::open(&run.logs())?;
         if checkpoint::list(&ckpts)?.is_empty() {
-            // The backend's generator draws the initial weights: seeding it
-            // from the run seed makes generation 0 (and with it the run) repeat.
-            device.seed(sub_seed(cfg.run.seed ^ 0x1417, 0));
-            let model = cfg.model.to_model_config().init(&game.net_shape(), &device);
+            let model = super::initial_model(game, &cfg, &device);
             let meta = CheckpointMeta {
                 version: CHECKPOINT_VERSION,
                 game: G::NAME.into(),
@@ -432,7 +429,7 @@ impl<'a, G: GamePlayers> Loop<'a, G> {
     /// `None` on a stop request.
     fn train_steps(&mut self, g: u64, new_positions: u64) -> Result<Option<u64>, LoopError> {
         let threads = self.trainer.config().threads;
-        super::pretrain::in_train_pool(threads, || self.train_steps_here(g, new_positions))
+        super::in_train_pool(threads, || self.train_steps_here(g, new_positions))
     }
 
     fn train_steps_here(&mut self, g: u64, new_positions: u64) -> Option<u64> {
