@@ -75,6 +75,30 @@ pub struct CheckpointMeta {
     pub created_unix: u64,
 }
 
+impl CheckpointMeta {
+    /// The metadata of generation `generation` of a `game` network shaped
+    /// `model`, created now, with nothing counted yet.
+    pub fn new<G: Game>(game: &G, generation: u64, model: ModelSection) -> CheckpointMeta {
+        CheckpointMeta {
+            version: CHECKPOINT_VERSION,
+            game: G::NAME.into(),
+            variant: game.variant().into(),
+            generation,
+            model,
+            positions_generated: 0,
+            samples_trained: 0,
+            train_steps: 0,
+            replay_files: Vec::new(),
+            games_played: 0,
+            rng_stream: generation,
+            gating: None,
+            created_unix: std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs()),
+        }
+    }
+}
+
 fn yinsh() -> String {
     "yinsh".into()
 }

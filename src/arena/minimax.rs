@@ -1,9 +1,9 @@
 //! The generic `alphabeta` player: minimax with alpha-beta pruning and
 //! iterative deepening over any [`State`], judging the positions at its
 //! depth limit with the game's own evaluation
-//! ([`GamePlayers::evaluation`](super::GamePlayers::evaluation)). Games with a stronger engine of their own
-//! (YINSH's, with a transposition table) offer it under the same name
-//! instead.
+//! ([`GamePlayers::evaluation`](super::GamePlayers::evaluation)). Games
+//! with a stronger engine of their own (YINSH's, with a transposition
+//! table) offer it under the same name instead.
 //!
 //! Values are from White's view and each node maximises or minimises by
 //! who acts there, not by alternation, so a player who makes several

@@ -193,6 +193,7 @@ impl Conv {
         let bias = (0..cout)
             .map(|o| conv_bias[o] * scale[o] + shift[o])
             .collect();
+        // A 3x3 convolution keeps only its Winograd form.
         let mut winograd = Vec::new();
         if k == 3 {
             winograd = vec![0.0; 16 * cin * cout];
@@ -205,9 +206,6 @@ impl Conv {
                     }
                 }
             }
-        }
-        if k == 3 {
-            // Only the Winograd form is used.
             weight = Vec::new();
         }
         Conv {
@@ -452,22 +450,16 @@ impl Conv {
                         }
                         let k = (b * cells + y * width + x) * cout;
                         let dst = &mut out[k..k + cout];
-                        for o in 0..cout {
-                            let val = if j == 0 {
-                                r0[o] + r1[o] + r2[o]
-                            } else {
-                                r1[o] - r2[o] - r3[o]
-                            };
-                            dst[o] = val + self.bias[o];
-                        }
-                        if let Some(res) = residual {
-                            for (y, r) in dst.iter_mut().zip(&res[k..k + cout]) {
-                                *y += r;
+                        if j == 0 {
+                            for o in 0..cout {
+                                dst[o] = r0[o] + r1[o] + r2[o];
+                            }
+                        } else {
+                            for o in 0..cout {
+                                dst[o] = r1[o] - r2[o] - r3[o];
                             }
                         }
-                        if relu {
-                            dst.iter_mut().for_each(|y| *y = y.max(0.0));
-                        }
+                        finish(dst, &self.bias, residual.map(|r| &r[k..k + cout]), relu);
                     }
                 }
             }

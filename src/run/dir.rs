@@ -10,9 +10,8 @@ use crate::replay::record;
 
 /// Paths of a run directory. `<run>/checkpoints`, `<run>/data/selfplay`,
 /// `<run>/data/teacher`, `<run>/logs`, `<run>/eval` and the frozen
-/// `<run>/config.toml`; the
-/// project's default run keeps checkpoints in `checkpoints/` and the rest
-/// under `data/`.
+/// `<run>/config.toml`; the project's default run keeps checkpoints in
+/// `checkpoints/` and the rest under `data/`.
 #[derive(Clone, Debug)]
 pub struct RunDir {
     /// Paths in checkpoint metadata are relative to this.

@@ -33,7 +33,7 @@ use super::dir::RunDir;
 use super::metrics::{MetricsLog, fields};
 use super::progress::Phase;
 use crate::arena::{GamePlayers, GameRecord, parse_game_player, play_game};
-use crate::checkpoint::{self, CHECKPOINT_VERSION, CheckpointMeta};
+use crate::checkpoint::{self, CheckpointMeta};
 use crate::game::{Game, State};
 use crate::replay::record::{self, RecordFile, RecordMeta, Sample};
 use crate::replay::window::{ReplayWindow, WindowConfig};
@@ -474,11 +474,6 @@ pub fn warm_start<G: GamePlayers>(
     }
 
     let meta = CheckpointMeta {
-        version: CHECKPOINT_VERSION,
-        game: G::NAME.into(),
-        variant: game.variant().into(),
-        generation: 0,
-        model: cfg.model.clone(),
         positions_generated: window.generated(),
         samples_trained: steps * batch as u64,
         train_steps: trainer.steps(),
@@ -487,12 +482,7 @@ pub fn warm_start<G: GamePlayers>(
             .iter()
             .map(|(p, _)| run.relative(p))
             .collect(),
-        games_played: 0,
-        rng_stream: 0,
-        gating: None,
-        created_unix: std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_secs()),
+        ..CheckpointMeta::new(game, 0, cfg.model.clone())
     };
     let optimizer = trainer
         .optimizer_bytes()

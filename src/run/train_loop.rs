@@ -29,7 +29,7 @@ use super::gating::{gate, promoted_elo};
 use super::metrics::{MetricsLog, fields};
 use super::progress::Phase;
 use crate::arena::GamePlayers;
-use crate::checkpoint::{self, CHECKPOINT_VERSION, CheckpointMeta};
+use crate::checkpoint::{self, CheckpointMeta};
 use crate::nn::{Model, NetEvaluator};
 use crate::replay::window::ReplayWindow;
 use crate::selfplay::{self, Progress};
@@ -194,21 +194,7 @@ impl<'a, G: GamePlayers> Loop<'a, G> {
         let log = MetricsLog::open(&run.logs())?;
         if checkpoint::list(&ckpts)?.is_empty() {
             let model = super::initial_model(game, &cfg, &device);
-            let meta = CheckpointMeta {
-                version: CHECKPOINT_VERSION,
-                game: G::NAME.into(),
-                variant: game.variant().into(),
-                generation: 0,
-                model: cfg.model.clone(),
-                positions_generated: 0,
-                samples_trained: 0,
-                train_steps: 0,
-                replay_files: Vec::new(),
-                games_played: 0,
-                rng_stream: 0,
-                gating: None,
-                created_unix: now(),
-            };
+            let meta = CheckpointMeta::new(game, 0, cfg.model.clone());
             checkpoint::save(&ckpts, &meta, &model, None)?;
             checkpoint::write_best(&ckpts, 0)?;
         }
@@ -465,11 +451,6 @@ impl<'a, G: GamePlayers> Loop<'a, G> {
     /// window's files) and returns its folder.
     fn save_candidate(&mut self, g: u64, trained: u64) -> Result<PathBuf, LoopError> {
         self.meta = CheckpointMeta {
-            version: CHECKPOINT_VERSION,
-            game: G::NAME.into(),
-            variant: self.game.variant().into(),
-            generation: g,
-            model: self.cfg.model.clone(),
             positions_generated: self.window.generated(),
             samples_trained: self.meta.samples_trained + trained,
             train_steps: self.trainer.steps(),
@@ -480,9 +461,7 @@ impl<'a, G: GamePlayers> Loop<'a, G> {
                 .map(|(p, _)| self.run.relative(p))
                 .collect(),
             games_played: self.meta.games_played + self.cfg.run.games_per_generation,
-            rng_stream: g,
-            gating: None,
-            created_unix: now(),
+            ..CheckpointMeta::new(self.game, g, self.cfg.model.clone())
         };
         let candidate = self.trainer.inference_model();
         let optimizer = self
@@ -551,10 +530,4 @@ impl<'a, G: GamePlayers> Loop<'a, G> {
 struct TimedSelfPlay {
     summary: selfplay::SelfPlaySummary,
     seconds: f64,
-}
-
-fn now() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs())
 }
