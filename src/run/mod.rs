@@ -13,9 +13,18 @@ pub mod train_loop;
 
 pub use dir::RunDir;
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use rand::SeedableRng;
+use rand::rngs::SmallRng;
+
 use crate::game::Game;
 use crate::nn::Model;
+use crate::replay::window::ReplayWindow;
+use crate::train::{Batch, StepMetrics, Trainer};
 use config::RunConfig;
+use metrics::{MetricsLog, fields};
+use progress::Phase;
 
 /// Generation 0's weights, drawn from the run seed. The backend's generator
 /// draws them, so seeding it makes generation 0 (and with it the run)
@@ -46,4 +55,45 @@ pub(crate) fn in_train_pool<T: Send>(
             Ok(pool.install(f))
         }
     }
+}
+
+/// A stop request came in the middle of gradient steps.
+pub(crate) struct Stopped;
+
+/// `steps` gradient steps of `trainer` on batches drawn from `window` (the
+/// draws seeded from the run seed and generation `g`), shown as `what` and
+/// logged as generation `g`'s `train` lines: the last step's metrics (none
+/// for no steps), or [`Stopped`].
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn gradient_steps<G: Game>(
+    game: &G,
+    trainer: &mut Trainer,
+    window: &ReplayWindow<G>,
+    steps: u64,
+    cfg: &RunConfig,
+    g: u64,
+    log: &mut MetricsLog,
+    what: String,
+    stop: &AtomicBool,
+) -> Result<Option<StepMetrics>, Stopped> {
+    let batch = trainer.config().batch_size;
+    let mut rng = SmallRng::seed_from_u64(crate::util::sub_seed(cfg.run.seed ^ 0x7a11, g));
+    let phase = Phase::start(what, steps, "steps");
+    let mut last = None;
+    for i in 0..steps {
+        if stop.load(Ordering::Relaxed) {
+            phase.finish();
+            return Err(Stopped);
+        }
+        let samples = window.sample(&mut rng, batch);
+        let m = trainer.step(&Batch::new(game, &samples, &mut rng));
+        phase.set(
+            i + 1,
+            format!("loss {:.3}, {:.0} samples/s", m.loss, m.samples_per_s),
+        );
+        log.log("train", g, m.step, fields(&m));
+        last = Some(m);
+    }
+    phase.finish();
+    Ok(last)
 }

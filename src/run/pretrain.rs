@@ -37,8 +37,8 @@ use crate::checkpoint::{self, CheckpointMeta};
 use crate::game::{Game, State};
 use crate::replay::record::{self, RecordFile, RecordMeta, Sample};
 use crate::replay::window::{ReplayWindow, WindowConfig};
+use crate::train::Trainer;
 use crate::train::config::{LrSchedule, TrainConfig};
-use crate::train::{Batch, Trainer};
 use crate::util::sub_seed;
 
 /// The `[pretrain]` table: the teacher, how many of its games, and how
@@ -449,29 +449,22 @@ pub fn warm_start<G: GamePlayers>(
     };
     let mut trainer = Trainer::new(model, schedule, &device, 0);
     let mut log = MetricsLog::open(&run.logs())?;
-    let mut rng = SmallRng::seed_from_u64(sub_seed(cfg.run.seed ^ 0x7a11, 0));
-    let phase = Phase::start("warm start training".into(), steps, "steps");
-    let mut last = None;
     let trained = super::in_train_pool(cfg.train.threads, || {
-        for i in 0..steps {
-            if stop.load(Ordering::Relaxed) {
-                return false;
-            }
-            let samples = window.sample(&mut rng, batch);
-            let m = trainer.step(&Batch::new(game, &samples, &mut rng));
-            phase.set(
-                i + 1,
-                format!("loss {:.3}, {:.0} samples/s", m.loss, m.samples_per_s),
-            );
-            log.log("train", 0, m.step, fields(&m));
-            last = Some(m);
-        }
-        true
+        super::gradient_steps(
+            game,
+            &mut trainer,
+            &window,
+            steps,
+            cfg,
+            0,
+            &mut log,
+            "warm start training".into(),
+            stop,
+        )
     })?;
-    phase.finish();
-    if !trained {
+    let Ok(last) = trained else {
         return Ok(None);
-    }
+    };
 
     let meta = CheckpointMeta {
         positions_generated: window.generated(),

@@ -18,8 +18,6 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use rand::SeedableRng;
-use rand::rngs::SmallRng;
 use serde_json::json;
 
 use super::baseline;
@@ -33,7 +31,7 @@ use crate::checkpoint::{self, CheckpointMeta};
 use crate::nn::{Model, NetEvaluator};
 use crate::replay::window::ReplayWindow;
 use crate::selfplay::{self, Progress};
-use crate::train::{Batch, Trainer};
+use crate::train::Trainer;
 use crate::util::{sub_seed, write_atomic};
 
 /// Why the loop stopped with an error.
@@ -425,26 +423,19 @@ impl<'a, G: GamePlayers> Loop<'a, G> {
         } else {
             0
         };
-        let mut rng = SmallRng::seed_from_u64(sub_seed(self.cfg.run.seed ^ 0x7a11, g));
-        let mut trained = 0u64;
-        let phase = Phase::start(format!("generation {g} training"), steps, "steps");
-        for i in 0..steps {
-            if self.stopping() {
-                phase.finish();
-                return None;
-            }
-            let samples = self.window.sample(&mut rng, tc.batch_size);
-            let batch = Batch::new(self.game, &samples, &mut rng);
-            let m = self.trainer.step(&batch);
-            phase.set(
-                i + 1,
-                format!("loss {:.3}, {:.0} samples/s", m.loss, m.samples_per_s),
-            );
-            trained += tc.batch_size as u64;
-            self.log.log("train", g, m.step, fields(&m));
-        }
-        phase.finish();
-        Some(trained)
+        super::gradient_steps(
+            self.game,
+            &mut self.trainer,
+            &self.window,
+            steps,
+            &self.cfg,
+            g,
+            &mut self.log,
+            format!("generation {g} training"),
+            self.stop,
+        )
+        .ok()
+        .map(|_| steps * tc.batch_size as u64)
     }
 
     /// Writes generation `g`'s candidate (weights, optimizer state and the
