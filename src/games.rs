@@ -9,10 +9,11 @@
 
 use crate::arena::GamePlayers;
 use crate::game::Game;
+use crate::morris::Morris;
 use crate::yinsh::Yinsh;
 
 /// The games [`with_game`] knows, by name.
-pub const GAMES: &[&str] = &[Yinsh::NAME];
+pub const GAMES: &[&str] = &[Yinsh::NAME, Morris::NAME];
 
 /// Work to do with a game whose type is known only at run time.
 pub trait GameTask {
@@ -54,6 +55,9 @@ pub fn with_game<T: GameTask>(
     match name {
         Yinsh::NAME => {
             Ok(task.run(Yinsh::with_variant(variant).map_err(GameChoiceError::UnknownVariant)?))
+        }
+        Morris::NAME => {
+            Ok(task.run(Morris::with_variant(variant).map_err(GameChoiceError::UnknownVariant)?))
         }
         _ => Err(GameChoiceError::UnknownGame { name: name.into() }),
     }

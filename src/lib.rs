@@ -14,6 +14,7 @@ pub mod evaluator;
 pub mod game;
 pub mod games;
 pub mod mcts;
+pub mod morris;
 pub mod nn;
 pub mod replay;
 pub mod run;
