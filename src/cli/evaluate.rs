@@ -140,7 +140,7 @@ struct JsonOut<'a> {
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let variant = if args.blitz { "blitz" } else { &args.variant };
+    let variant = super::variant_of(&args.variant, args.blitz);
     with_game(&args.game, variant, Evaluate(&args))?
 }
 

@@ -78,7 +78,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         args.move_timeout.is_finite() && args.move_timeout > 0.0,
         "--move-timeout must be a positive number of seconds"
     );
-    let variant = if args.blitz { "blitz" } else { &args.variant };
+    let variant = super::variant_of(&args.variant, args.blitz);
     with_game(&args.game, variant, Match(&args))?
 }
 

@@ -120,3 +120,9 @@ pub fn main() -> ExitCode {
         }
     }
 }
+
+/// The variant a command's `--variant` and its `--blitz` shorthand name
+/// together (clap lets only one of the two be given).
+fn variant_of(variant: &str, blitz: bool) -> &str {
+    if blitz { "blitz" } else { variant }
+}

@@ -74,6 +74,6 @@ impl GameTask for Perft<'_> {
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let variant = if args.blitz { "blitz" } else { &args.variant };
+    let variant = super::variant_of(&args.variant, args.blitz);
     with_game(&args.game, variant, Perft(&args))?
 }

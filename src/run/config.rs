@@ -124,7 +124,6 @@ impl Default for BaselineConfig {
     }
 }
 
-/// A whole run's configuration.
 /// Which game the run plays (the `[game]` table).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -144,6 +143,7 @@ impl Default for GameSection {
     }
 }
 
+/// A whole run's configuration.
 ///
 /// Its defaults are the embedded `configs/default.toml`'s
 /// ([`RunConfig::default`]); each section's Rust `Default` agrees with it
