@@ -7,11 +7,14 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
+mod common;
+
+use common::tictactoe::TicTacToe;
 use serde_json::Value;
 use yinsh_zero::arena::{PlayError, RandomPlayer, play_game};
 use yinsh_zero::engine::{ExternalConfig, ExternalPlayer};
-use yinsh_zero::yinsh::Position;
 use yinsh_zero::yinsh::notation::parse_game;
+use yinsh_zero::yinsh::{Position, Yinsh};
 
 const BIN: &str = env!("CARGO_BIN_EXE_yinsh-zero");
 
@@ -201,6 +204,62 @@ fn the_game_line_names_the_game_and_refuses_another() {
     assert!(
         lines[4].starts_with("error ") && lines[4].contains("nonsense"),
         "{lines:?}"
+    );
+}
+
+/// The error of starting `command` as an engine for `game`, which must fail.
+fn refusal<G: yinsh_zero::game::Game>(game: G, command: &str) -> String {
+    match ExternalPlayer::spawn_for(game, command, ExternalConfig::default()) {
+        Ok(_) => panic!("`{command}` was accepted"),
+        Err(e) => e.to_string(),
+    }
+}
+
+#[test]
+fn an_external_program_is_told_the_game_and_refused_for_another() {
+    // Our engine answers the client's `game` lines: it plays YINSH, so it
+    // is refused as a tic-tac-toe engine, both games named, and accepted
+    // for YINSH.
+    let ours = format!("{BIN} engine --player random");
+    let err = refusal(TicTacToe, &ours);
+    assert!(
+        err.contains("it plays yinsh, not tictactoe") && err.contains("engine --game tictactoe"),
+        "{err}"
+    );
+    let mut ext =
+        ExternalPlayer::spawn_for(Yinsh::blitz(), &ours, ExternalConfig::default()).unwrap();
+    let rec = play_game(&mut RandomPlayer::new(2), &mut ext, Position::blitz()).unwrap();
+    assert!(rec.final_position().is_over());
+
+    // A program that answers `game` with another game is refused, naming it.
+    let dir = tempfile::tempdir().unwrap();
+    let othello = dir.path().join("othello");
+    std::fs::write(
+        &othello,
+        "#!/bin/sh\n\
+         while read line; do\n\
+           case \"$line\" in\n\
+             yinsh) echo yinshok;;\n\
+             game) echo 'game othello standard';;\n\
+             isready) echo readyok;;\n\
+             quit) exit 0;;\n\
+           esac\n\
+         done\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&othello, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let err = refusal(Yinsh::standard(), othello.to_str().unwrap());
+    assert!(err.contains("it plays othello, not yinsh"), "{err}");
+
+    // A program that does not answer `game` (written before the line) is
+    // taken to be a YINSH engine: fine for YINSH, refused for another game.
+    let old = fake_engine(dir.path(), "old", "echo 'bestmove e3'");
+    let old = old.to_str().unwrap();
+    ExternalPlayer::spawn(old, ExternalConfig::default()).unwrap();
+    let err = refusal(TicTacToe, old);
+    assert!(
+        err.contains("taken to be a yinsh engine, not one for tictactoe"),
+        "{err}"
     );
 }
 

@@ -28,12 +28,15 @@ pub enum ExternalError {
 /// An external program speaking the engine protocol, as a [`Player`].
 ///
 /// The program is started with `sh -c`, greeted with `yinsh` and must
-/// answer `yinshok`. For each game it gets `newgame <variant>` and
-/// `isready`; for each decision the whole game so far
-/// (`position startpos moves ...`) and `go`, and must answer
-/// `bestmove <decision>` within [`ExternalConfig::move_timeout`]. Lines it
-/// prints that the protocol does not expect are ignored; `info` lines are
-/// kept for [`Player::info`].
+/// answer `yinshok`. Then it is told the game (`game <name>`) and asked
+/// which it plays (`game`, then `isready`): a program that answers with
+/// another game is refused by name, and one that does not answer `game`
+/// is taken to play YINSH (engines from before the `game` line). For each
+/// game it gets `newgame <variant>` and `isready`; for each decision the
+/// whole game so far (`position startpos moves ...`) and `go`, and must
+/// answer `bestmove <decision>` within [`ExternalConfig::move_timeout`].
+/// Lines it prints that the protocol does not expect are ignored; `info`
+/// lines are kept for [`Player::info`].
 ///
 /// A crash, a timeout or a broken answer makes [`Player::try_choose`]
 /// fail with a message that says what happened (with the last lines the
@@ -147,11 +150,56 @@ impl<G: Game> ExternalPlayer<G> {
                     Ok((line == "yinshok").then_some(()))
                 })
             })
+            .and_then(|()| p.choose_game())
             .map_err(|why| ExternalError::Protocol {
                 command: command.into(),
                 why,
             })?;
         Ok(p)
+    }
+
+    /// After the handshake: `game <name>` picks our game, `game` asks which
+    /// game the program plays and `isready` bounds the wait. A program that
+    /// names another game is refused. One that names none (it predates the
+    /// `game` line, which the handshake does not require) is taken as a
+    /// YINSH engine: accepted for YINSH, refused for any other game.
+    fn choose_game(&mut self) -> Result<(), String> {
+        let timeout = self.config.handshake_timeout;
+        self.send(&format!("game {}", G::NAME))?;
+        self.send("game")?;
+        self.send("isready")?;
+        let mut named = None;
+        let mut said_error = None;
+        self.expect(timeout, "`game` and `isready`", |_, line| {
+            let mut words = line.split_whitespace();
+            match words.next() {
+                Some("game") if named.is_none() => named = words.next().map(str::to_string),
+                Some("error") if said_error.is_none() => said_error = Some(line.to_string()),
+                _ => {}
+            }
+            Ok((line == "readyok").then_some(()))
+        })?;
+        let ours = G::NAME;
+        let plays = match named {
+            Some(name) => name,
+            None if ours == Yinsh::NAME => return Ok(()),
+            None => {
+                return Err(format!(
+                    "it does not answer `game` with the game it plays (`game <name> <variant>`{}), \
+                     so it is taken to be a yinsh engine, not one for {ours}",
+                    said_error
+                        .map(|e| format!("; it said `{e}`"))
+                        .unwrap_or_default(),
+                ));
+            }
+        };
+        if plays != ours {
+            return Err(format!(
+                "it plays {plays}, not {ours}: start an engine for {ours} (ours: \
+                 `yinsh-zero engine --game {ours}`)"
+            ));
+        }
+        Ok(())
     }
 
     /// The name the program gave in the handshake (`id name ...`).
