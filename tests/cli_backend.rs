@@ -83,6 +83,7 @@ fn commands_run_on_the_flex_backend_and_say_so() {
         ],
     ];
     let mut reports = Vec::new();
+    let mut stderrs = Vec::new();
     for args in runs {
         let out = yinsh_zero(args, tmp.path());
         assert!(out.status.success(), "{args:?}: {}", text(&out));
@@ -92,10 +93,22 @@ fn commands_run_on_the_flex_backend_and_say_so() {
             text(&out)
         );
         reports.push(serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap());
+        stderrs.push(String::from_utf8_lossy(&out.stderr).into_owned());
     }
     assert_eq!(reports[0]["backend"], "flex");
     assert_eq!(reports[1]["backend"], "flex");
     assert_eq!(reports[2]["games"], 1, "{}", reports[2]);
+    // stderr is not a terminal: self-play says in plain lines that it
+    // starts and how far it got, as `train` does, rather than nothing.
+    let err = &stderrs[2];
+    assert!(err.lines().any(|l| l == "self-play: 1 games"), "{err}");
+    assert!(
+        err.lines()
+            .any(|l| l.starts_with("self-play: 1/1 games in ")
+                && l.contains(" s, ")
+                && l.ends_with(" positions/s")),
+        "{err}"
+    );
 }
 
 #[cfg(not(feature = "cuda"))]

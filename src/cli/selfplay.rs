@@ -5,7 +5,6 @@ use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use anyhow::Context;
-use indicatif::{ProgressBar, ProgressStyle};
 
 use yinsh_zero::arena::GamePlayers;
 use yinsh_zero::checkpoint;
@@ -13,6 +12,7 @@ use yinsh_zero::game::Game;
 use yinsh_zero::games::{GameTask, with_game};
 use yinsh_zero::nn::NetEvaluator;
 use yinsh_zero::run::config::RunConfig;
+use yinsh_zero::run::progress::Phase;
 use yinsh_zero::selfplay::{self, Progress, SelfPlaySummary};
 
 #[derive(clap::Args)]
@@ -80,7 +80,7 @@ fn play<G: Game>(game: &G, args: Args, cfg: RunConfig) -> anyhow::Result<()> {
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("cannot create {}", args.out.display()))?;
     let progress = Progress::default();
-    let summary = with_progress_bar(args.games, &progress, || {
+    let summary = with_progress(args.games, &progress, || {
         selfplay::run(
             game,
             &cfg.selfplay,
@@ -103,40 +103,43 @@ fn play<G: Game>(game: &G, args: Args, cfg: RunConfig) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Runs `work` while a bar shows games, games/s and positions/s.
-pub fn with_progress_bar<T>(games: u64, progress: &Progress, work: impl FnOnce() -> T + Send) -> T
+/// Runs `work` while its progress shows: a bar on a terminal, else plain
+/// lines on stderr (one at the start, one every 30 s, one at the end), as
+/// `train` shows its phases.
+fn with_progress<T>(games: u64, progress: &Progress, work: impl FnOnce() -> T + Send) -> T
 where
     T: Send,
 {
-    let bar = ProgressBar::new(games);
-    bar.set_style(
-        ProgressStyle::with_template(
-            "{spinner} self-play [{elapsed_precise}] {bar:30} {pos}/{len} games {msg}",
-        )
-        .expect("valid template"),
-    );
+    let phase = Phase::start("self-play".into(), games, "games");
     let started = std::time::Instant::now();
+    let show = || {
+        let g = progress.games.load(Ordering::Relaxed);
+        let p = progress.positions.load(Ordering::Relaxed);
+        let t = started.elapsed().as_secs_f64().max(1e-9);
+        phase.set(
+            g,
+            format!(
+                "{:.2} games/s, {:.1} positions/s",
+                g as f64 / t,
+                p as f64 / t
+            ),
+        );
+    };
     let done = std::sync::atomic::AtomicBool::new(false);
-    std::thread::scope(|s| {
+    let out = std::thread::scope(|s| {
         s.spawn(|| {
             while !done.load(Ordering::Relaxed) {
-                let g = progress.games.load(Ordering::Relaxed);
-                let p = progress.positions.load(Ordering::Relaxed);
-                let t = started.elapsed().as_secs_f64().max(1e-9);
-                bar.set_position(g);
-                bar.set_message(format!(
-                    "{:.2} games/s, {:.1} positions/s",
-                    g as f64 / t,
-                    p as f64 / t
-                ));
+                show();
                 std::thread::sleep(Duration::from_millis(200));
             }
-            bar.finish_and_clear();
         });
         let out = work();
         done.store(true, Ordering::Relaxed);
         out
-    })
+    });
+    show();
+    phase.finish();
+    out
 }
 
 pub fn print_summary(s: &SelfPlaySummary) {
