@@ -1,21 +1,27 @@
 //! The whole loop on a game other than YINSH: self-play, record files,
-//! replay window, training, checkpoints and baseline matches run on
-//! tic-tac-toe (defined in the tests, on the public `Game` trait only); the
-//! trained agent (the search guided by the network) must never lose to a
-//! perfect player, and the network alone must lose far less than before.
+//! replay window, training, checkpoints, gating duels and baseline matches
+//! run on tic-tac-toe (defined in the tests, on the public `Game` trait
+//! only); the trained agent (the search guided by the network) must never
+//! lose to a perfect player, and the network alone must lose far less than
+//! before. A run and a network belong to their game: another game's are
+//! refused by name.
 
 mod common;
 
+use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
 use common::tictactoe::{Board, PerfectPlayer, TicTacToe};
+use serde_json::Value;
 use yinsh_zero::arena::{Player, parse_game_player, play_game};
-use yinsh_zero::checkpoint;
-use yinsh_zero::game::{Color, GameResult};
+use yinsh_zero::checkpoint::{self, CheckpointError};
+use yinsh_zero::game::{Color, Game, GameResult};
+use yinsh_zero::nn::default_device;
 use yinsh_zero::run::RunDir;
 use yinsh_zero::run::config::{DEFAULT_CONFIG, RunConfig};
 use yinsh_zero::run::train_loop::train;
 use yinsh_zero::train::config::LrSchedule;
+use yinsh_zero::yinsh::Yinsh;
 
 /// A run sized for tic-tac-toe: a tiny network, every candidate promoted.
 fn config(generations: u64) -> RunConfig {
@@ -149,4 +155,164 @@ fn the_trained_agent_never_loses_to_a_perfect_player() {
     // The baseline match ran against the generic random player.
     let metrics = std::fs::read_to_string(run.logs().join("metrics.jsonl")).unwrap();
     assert!(metrics.contains("baseline/random"), "{metrics}");
+}
+
+/// The records of `kind` in the run's metrics, in order.
+fn metrics_of(run: &RunDir, kind: &str) -> Vec<Value> {
+    std::fs::read_to_string(run.logs().join("metrics.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|r| r["kind"] == kind)
+        .collect()
+}
+
+#[test]
+fn gating_duels_each_candidate_against_the_best_network() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = RunDir::new(tmp.path());
+    let generations = 3;
+    let mut cfg = config(generations);
+    cfg.gating.enabled = true;
+    cfg.gating.games = 8;
+    cfg.gating.simulations = 16;
+    cfg.gating.random_placements = 1;
+    cfg.baseline.every = 0;
+    let threshold = cfg.gating.threshold;
+    let summary = train(&TicTacToe, &run, cfg, &AtomicBool::new(false)).unwrap();
+    assert_eq!(
+        (summary.first_generation, summary.last_generation),
+        (1, generations)
+    );
+    assert!(!summary.interrupted);
+
+    // One gating record a generation: the candidate's 8 games against the
+    // best network of the time, scored and judged by the threshold.
+    let ckpts = run.checkpoints();
+    let gating = metrics_of(&run, "gating");
+    let elo = metrics_of(&run, "elo");
+    assert_eq!(gating.len(), generations as usize, "{gating:?}");
+    let mut best = 0;
+    for (r, g) in gating.iter().zip(1..) {
+        assert_eq!(r["generation"], g, "{r}");
+        assert_eq!(r["rule"], "threshold", "{r}");
+        assert_eq!(r["against"], best, "{r}");
+        let count = |k: &str| r[k].as_u64().unwrap();
+        let (w, d, l) = (count("wins"), count("draws"), count("losses"));
+        assert_eq!(w + d + l, 8, "{r}");
+        let score = (w as f64 + d as f64 / 2.0) / 8.0;
+        assert!((r["score"].as_f64().unwrap() - score).abs() < 1e-9, "{r}");
+        let promoted = score >= threshold;
+        assert_eq!(r["promoted"], promoted, "{r}");
+        // The candidate's checkpoint holds the same verdict.
+        let meta = checkpoint::read_meta(&checkpoint::generation_dir(&ckpts, g)).unwrap();
+        let held = meta.gating.unwrap();
+        assert_eq!(
+            (
+                held.against,
+                held.wins,
+                held.draws,
+                held.losses,
+                held.promoted
+            ),
+            (best, w, d, l, promoted)
+        );
+        // A promotion, and only a promotion, logs the Elo it implies.
+        assert_eq!(
+            elo.iter().any(|e| e["generation"] == g),
+            promoted,
+            "{elo:?}"
+        );
+        if promoted {
+            best = g;
+        }
+    }
+    assert_eq!(checkpoint::read_best(&ckpts).unwrap(), Some(best));
+    assert_eq!(summary.best, best);
+}
+
+/// The `OtherGame` refusal of loading `dir`'s network for `game`:
+/// the path, the game found and the game expected.
+fn other_game<G: Game>(game: &G, dir: &Path) -> (PathBuf, String, String) {
+    match checkpoint::load_model(game, dir, &default_device()).err() {
+        Some(CheckpointError::OtherGame {
+            path,
+            found,
+            expected,
+        }) => (path, found, expected),
+        Some(e) => panic!("{}: refused, but not as another game's: {e}", dir.display()),
+        None => panic!("{}: loaded for {}", dir.display(), G::NAME),
+    }
+}
+
+#[test]
+fn another_games_run_and_network_are_refused_by_name() {
+    let tmp = tempfile::tempdir().unwrap();
+    // Two runs stopped before their first generation, with the same config
+    // but for the game: each has frozen its config and saved generation 0.
+    let stopped = AtomicBool::new(true);
+    let cfg = config(2);
+    let ttt = RunDir::new(&tmp.path().join("tictactoe"));
+    train(&TicTacToe, &ttt, cfg.clone(), &stopped).unwrap();
+    let mut yinsh_cfg = cfg.clone();
+    yinsh_cfg.game.name = "yinsh".into();
+    let yinsh = RunDir::new(&tmp.path().join("yinsh"));
+    train(&Yinsh::standard(), &yinsh, yinsh_cfg.clone(), &stopped).unwrap();
+    for run in [&ttt, &yinsh] {
+        assert_eq!(checkpoint::list(&run.checkpoints()).unwrap(), [0]);
+    }
+
+    // Resuming the YINSH run as tic-tac-toe: refused, naming the key.
+    let e = train(&TicTacToe, &yinsh, cfg, &stopped)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("keys that cannot change mid-run: game.name\n"),
+        "{e}"
+    );
+    // Resuming the tic-tac-toe run as YINSH: refused too. (Tic-tac-toe is
+    // not in the registry, so its frozen config is refused, by the game's
+    // name, before the two names are compared.)
+    let e = train(&Yinsh::standard(), &ttt, yinsh_cfg, &stopped)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("unknown game `tictactoe`"), "{e}");
+    // Neither refusal touched the runs.
+    for run in [&ttt, &yinsh] {
+        assert_eq!(checkpoint::list(&run.checkpoints()).unwrap(), [0]);
+    }
+
+    // Each network is refused as the other game's, naming both games,
+    // whether named by its folder or by its run's checkpoints folder.
+    let ttt0 = checkpoint::generation_dir(&ttt.checkpoints(), 0);
+    let yinsh0 = checkpoint::generation_dir(&yinsh.checkpoints(), 0);
+    assert_eq!(
+        other_game(&Yinsh::standard(), &ttt0),
+        (ttt0.clone(), "tictactoe (standard)".into(), "yinsh".into())
+    );
+    assert_eq!(
+        other_game(&Yinsh::blitz(), &ttt.checkpoints()),
+        (ttt0.clone(), "tictactoe (standard)".into(), "yinsh".into())
+    );
+    assert_eq!(
+        other_game(&TicTacToe, &yinsh0),
+        (
+            yinsh0.clone(),
+            "yinsh (standard)".into(),
+            "tictactoe".into()
+        )
+    );
+    // So is a network player of the wrong game, with the same words.
+    let spec = format!("net-policy:checkpoint={}", ttt0.display());
+    let e = match parse_game_player(&Yinsh::standard(), &spec, 0) {
+        Ok(_) => panic!("a tic-tac-toe network played YINSH"),
+        Err(e) => e.to_string(),
+    };
+    assert!(
+        e.contains("a network for tictactoe (standard), not yinsh"),
+        "{e}"
+    );
+    // Each loads for its own game.
+    checkpoint::load_model(&TicTacToe, &ttt0, &default_device()).unwrap();
+    checkpoint::load_model(&Yinsh::blitz(), &yinsh0, &default_device()).unwrap();
 }
