@@ -224,7 +224,7 @@ impl Position {
             return Err(format!("nobody removes stones in {variant}"));
         }
         let me = stones[to_act.index()];
-        if removing && !geo.mills.iter().any(|&m| me & m == m) {
+        if removing && !geo.mills.iter().any(|&m| m & !me == 0) {
             return Err(format!("{to_act} is removing without a mill"));
         }
         if removing && stones[(!to_act).index()] == 0 {

@@ -411,7 +411,13 @@ mod tests {
     fn shipped_configs_parse_and_validate() {
         let d = RunConfig::load(None).unwrap();
         assert_eq!(d.model.to_model_config().blocks, 4);
-        for f in ["tiny", "gpu"] {
+        for f in [
+            "tiny",
+            "gpu",
+            "six-mens-morris",
+            "nine-mens-morris",
+            "three-mens-morris",
+        ] {
             let p = format!("{}/configs/{f}.toml", env!("CARGO_MANIFEST_DIR"));
             RunConfig::load(Some(Path::new(&p))).unwrap();
         }
