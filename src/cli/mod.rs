@@ -12,6 +12,7 @@ mod engine;
 mod evaluate;
 mod export;
 mod matchcmd;
+mod morris;
 mod perft;
 mod selfplay;
 mod serve;
@@ -57,6 +58,10 @@ enum Command {
     Engine(engine::Args),
     /// Serve the play page, the rules, the training dashboard and a JSON API.
     Serve(serve::Args),
+    /// Solve Morris by retrograde analysis into a perfect-play database.
+    Solve(morris::SolveArgs),
+    /// Morris state numbers, positions and layers (and database look-ups).
+    Morris(morris::Args),
 }
 
 /// `--backend`, for every command that runs a network.
@@ -111,6 +116,8 @@ pub fn main() -> ExitCode {
         Command::Evaluate(a) => evaluate::run(a),
         Command::Engine(a) => engine::run(a),
         Command::Serve(a) => serve::run(a),
+        Command::Solve(a) => morris::solve_run(a),
+        Command::Morris(a) => morris::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

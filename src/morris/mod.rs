@@ -16,9 +16,12 @@
 //! assert_eq!(pos.legal_actions().len(), 2);
 //! ```
 
+pub mod address;
+pub mod db;
 mod game;
 pub mod geometry;
 pub mod position;
+pub mod solve;
 
 pub use game::{INPUT_PLANES, Morris};
 pub use geometry::{Geometry, Point, Square, Variant};
