@@ -1,8 +1,10 @@
-//! The play page in a real browser: Debian's chromium, driven by
-//! playwright-core (`tests/web/play.mjs`), against the real server binary.
-//! Plays whole games through clicks alone (placements, moves, a row and a
-//! ring removed by the human), checks the outcome shown, reviews the game
-//! from its move list and takes screenshots.
+//! The play pages in a real browser: Debian's chromium, driven by
+//! playwright-core (`tests/web/play.mjs`, `tests/web/morris.mjs`), against
+//! the real server binary. Plays whole games through clicks alone (YINSH:
+//! placements, moves, a row and a ring removed by the human; Morris: Six
+//! with a stone removed by click, Three with the perfect moves shown by
+//! the database and clicked), checks the outcome shown, reviews the YINSH
+//! game from its move list and takes screenshots.
 //!
 //! Needs `/usr/bin/chromium` (or `$CHROMIUM`), `node`, and
 //! `npm ci --prefix tests/web`; `.ci/run` installs them. Without them the
@@ -42,29 +44,35 @@ fn missing_prerequisites(web: &Path) -> Vec<String> {
     missing
 }
 
-#[test]
-fn a_whole_game_is_played_through_clicks_in_chromium() {
-    let web = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/web");
-    let missing = missing_prerequisites(&web);
-    if !missing.is_empty() {
-        if std::env::var("YINSH_SKIP_BROWSER").is_ok_and(|v| v == "1") {
-            eprintln!("SKIPPED (YINSH_SKIP_BROWSER=1): {}", missing.join("; "));
-            return;
-        }
-        panic!(
-            "the browser test cannot run: {}. Set YINSH_SKIP_BROWSER=1 to skip it.",
-            missing.join("; ")
-        );
+/// Fails (or skips, with `YINSH_SKIP_BROWSER=1`) when the browser test
+/// cannot run; `true` to go on.
+fn ready(web: &Path) -> bool {
+    let missing = missing_prerequisites(web);
+    if missing.is_empty() {
+        return true;
     }
+    if std::env::var("YINSH_SKIP_BROWSER").is_ok_and(|v| v == "1") {
+        eprintln!("SKIPPED (YINSH_SKIP_BROWSER=1): {}", missing.join("; "));
+        return false;
+    }
+    panic!(
+        "the browser test cannot run: {}. Set YINSH_SKIP_BROWSER=1 to skip it.",
+        missing.join("; ")
+    );
+}
 
+/// Starts `yinsh-zero serve --port 0 --player random` with `extra`
+/// arguments; the server and its address.
+fn start_server(extra: &[&std::ffi::OsStr]) -> (Server, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_yinsh-zero"))
         .args(["serve", "--port", "0", "--player", "random"])
+        .args(extra)
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
         .spawn()
         .expect("start the server");
     let stdout = child.stdout.take().expect("piped stdout");
-    let _server = Server(child);
+    let server = Server(child);
     let mut line = String::new();
     BufReader::new(stdout)
         .read_line(&mut line)
@@ -74,28 +82,35 @@ fn a_whole_game_is_played_through_clicks_in_chromium() {
         .strip_prefix("listening on ")
         .unwrap_or_else(|| panic!("the server did not print its address: `{line}`"))
         .to_string();
+    (server, url)
+}
 
+/// Runs `script` against `url`, screenshots named `prefix-*.png` under
+/// the test's temporary directory; its standard output.
+fn run_script(web: &Path, script: &str, url: &str, prefix: &str) -> (String, PathBuf) {
     let shots = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("web-screenshots");
     std::fs::create_dir_all(&shots).unwrap();
-    let prefix = shots.join("play");
     let out = Command::new("node")
-        .arg(web.join("play.mjs"))
-        .arg(&url)
-        .arg(&prefix)
-        .current_dir(&web)
+        .arg(web.join(script))
+        .arg(url)
+        .arg(shots.join(prefix))
+        .current_dir(web)
         .output()
         .expect("run node");
-    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
     let stderr = String::from_utf8_lossy(&out.stderr);
     println!("{stdout}");
     eprintln!("{stderr}");
     assert!(
         out.status.success(),
-        "the browser test failed ({}):\n{stdout}\n{stderr}",
+        "the browser test {script} failed ({}):\n{stdout}\n{stderr}",
         out.status
     );
-    assert!(stdout.contains("\"rowByClick\":true") && stdout.contains("\"ringByClick\":true"));
-    for shot in ["play-mid.png", "play-end.png"] {
+    (stdout, shots)
+}
+
+fn check_shots(shots: &Path, names: &[&str]) {
+    for shot in names {
         let p = shots.join(shot);
         let len = std::fs::metadata(&p).map(|m| m.len()).unwrap_or(0);
         assert!(
@@ -105,4 +120,63 @@ fn a_whole_game_is_played_through_clicks_in_chromium() {
         );
         println!("screenshot: {}", p.display());
     }
+}
+
+#[test]
+fn a_whole_game_is_played_through_clicks_in_chromium() {
+    let web = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/web");
+    if !ready(&web) {
+        return;
+    }
+    let (_server, url) = start_server(&[]);
+    let (stdout, shots) = run_script(&web, "play.mjs", &url, "play");
+    assert!(stdout.contains("\"rowByClick\":true") && stdout.contains("\"ringByClick\":true"));
+    check_shots(&shots, &["play-mid.png", "play-end.png"]);
+}
+
+/// Six Men's Morris against `random` through clicks (a stone removed by
+/// click, the outcome shown, undo), then Three Men's Morris with "show
+/// perfect move" on a database solved here by the real `solve` command,
+/// clicking the marked moves to a win.
+#[test]
+fn morris_games_are_played_through_clicks_in_chromium() {
+    let web = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/web");
+    if !ready(&web) {
+        return;
+    }
+    let root = tempfile::tempdir().unwrap();
+    let solved = Command::new(env!("CARGO_BIN_EXE_yinsh-zero"))
+        .args([
+            "solve",
+            "--variant",
+            "three",
+            "--threads",
+            "1",
+            "--no-reach",
+        ])
+        .arg("--db")
+        .arg(root.path().join("three"))
+        .output()
+        .expect("run solve");
+    assert!(
+        solved.status.success(),
+        "solve failed: {}",
+        String::from_utf8_lossy(&solved.stderr)
+    );
+    let (_server, url) = start_server(&["--morris-db".as_ref(), root.path().as_os_str()]);
+    let (stdout, shots) = run_script(&web, "morris.mjs", &url, "morris");
+    assert!(stdout.contains("\"removedByClick\":true"), "{stdout}");
+    assert!(
+        stdout.contains("\"outcome\":\"White wins: three in a row\""),
+        "{stdout}"
+    );
+    check_shots(
+        &shots,
+        &[
+            "morris-six-mid.png",
+            "morris-six-end.png",
+            "morris-three-perfect.png",
+            "morris-three-end.png",
+        ],
+    );
 }

@@ -1,4 +1,5 @@
-//! `yinsh-zero serve`: the play page, the rules, the dashboard and the JSON API.
+//! `yinsh-zero serve`: the play pages (YINSH and Morris), the rules, the
+//! dashboard and the JSON API.
 
 use std::io::Write;
 use std::net::SocketAddr;
@@ -35,6 +36,11 @@ pub struct Args {
     /// Simulations of the agent's-view search.
     #[arg(long, default_value_t = 300)]
     pub analysis_sims: u32,
+    /// Directory of the Morris perfect-play databases, one subdirectory per
+    /// variant (`nine/`, `six/`, `three/`, as `solve --db DIR/six` writes
+    /// them); default data/morris, where `solve` writes without --db.
+    #[arg(long, value_name = "DIR")]
+    pub morris_db: Option<PathBuf>,
 }
 
 /// The shipped network, when this project has one.
@@ -68,6 +74,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         default_opponent: player,
         max_think,
         analysis_simulations: args.analysis_sims.max(1),
+        morris_db: args.morris_db.clone(),
         ..ServeConfig::default()
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()

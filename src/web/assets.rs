@@ -4,6 +4,7 @@
 pub const PLAY_HTML: &str = include_str!("assets/play.html");
 pub const RULES_HTML: &str = include_str!("assets/rules.html");
 pub const DASHBOARD_HTML: &str = include_str!("assets/dashboard.html");
+pub const MORRIS_HTML: &str = include_str!("assets/morris.html");
 
 const FILES: &[(&str, &str, &str)] = &[
     (
@@ -20,6 +21,11 @@ const FILES: &[(&str, &str, &str)] = &[
         "play.js",
         "text/javascript; charset=utf-8",
         include_str!("assets/play.js"),
+    ),
+    (
+        "morris.js",
+        "text/javascript; charset=utf-8",
+        include_str!("assets/morris.js"),
     ),
     (
         "dashboard.js",

@@ -7,7 +7,7 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use serde::Serialize;
 
-use crate::arena::{Player, PlayerSpec, PlayerSpecError, parse_player, players_of};
+use crate::arena::{Player, PlayerInfo, PlayerSpec, PlayerSpecError, parse_player, players_of};
 use crate::yinsh::notation::{NotationError, format_turns, parse_action};
 use crate::yinsh::{Action, Color, Decision, Point, Position, Variant};
 
@@ -43,6 +43,13 @@ pub enum GameError {
     BadTime { spec: String, value: String },
     #[error("{0}")]
     Notation(#[from] NotationError),
+    /// A request that cannot be understood (a Morris action that is no
+    /// point name, an unknown variant).
+    #[error("{0}")]
+    BadRequest(String),
+    /// A well-formed Morris action that the rules forbid here.
+    #[error("{0}")]
+    Illegal(String),
     #[error("the game is over")]
     GameOver,
     #[error("it is the engine's turn ({0} to act): ask the engine to move")]
@@ -107,9 +114,18 @@ impl std::fmt::Debug for PageGame {
 /// assert!(bounded_spec("alphabeta:time=9000", max).is_err());
 /// ```
 pub fn bounded_spec(spec: &str, max: Duration) -> Result<String, GameError> {
+    bounded_spec_among(spec, max, &players_of::<crate::yinsh::Yinsh>())
+}
+
+/// [`bounded_spec`] for the player kinds `players` of any game.
+pub(crate) fn bounded_spec_among(
+    spec: &str,
+    max: Duration,
+    players: &[PlayerInfo],
+) -> Result<String, GameError> {
     let mut parsed: PlayerSpec = spec.parse()?;
     let max_ms = max.as_millis() as u64;
-    let takes_time = players_of::<crate::yinsh::Yinsh>()
+    let takes_time = players
         .iter()
         .find(|p| p.name == parsed.name)
         .is_some_and(|p| p.keys.iter().any(|(k, _)| *k == "time"));

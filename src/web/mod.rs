@@ -1,6 +1,8 @@
-//! Play YINSH in the browser, and watch a training run: `yinsh-zero serve`.
+//! Play YINSH and Morris in the browser, and watch a training run:
+//! `yinsh-zero serve`.
 //!
-//! [`router`] serves three pages (play, rules, dashboard) and a JSON API:
+//! [`router`] serves four pages (play, rules, dashboard, `/morris`) and a
+//! JSON API:
 //!
 //! | route | what |
 //! |---|---|
@@ -12,14 +14,25 @@
 //! | `GET /api/games/{id}/analysis?sims=N` | the agent's view: win/draw/loss and policy |
 //! | `POST /api/review` `{"moves": "..."}` or `{"sgf": "..."}` | a game to step through |
 //! | `GET /api/run` | the run directory's metrics and evaluations |
+//! | `GET /api/morris/config` | each Morris variant's board, database status and suggested opponents |
+//! | `POST /api/morris/games` `{"variant","color","opponent","seed"}` | a new Morris game (all fields optional) |
+//! | `GET /api/morris/games/{id}` | the game: stones, hands, legal actions, turns, outcome |
+//! | `POST /api/morris/games/{id}/play` `{"action": "d2-d3"}` | the human's action (`d2`, `d2-d3`, `xd5`) |
+//! | `POST /api/morris/games/{id}/engine` | the engine makes all its decisions in a row |
+//! | `POST /api/morris/games/{id}/undo` | back to the start of the human's last turn |
+//! | `GET /api/morris/games/{id}/perfect` | the database's value, best actions and the state number |
 //!
 //! Errors are `{"error": message}` with a 4xx status: 400 for a malformed
-//! request, 404 for an unknown game, 409 for a request out of turn, 422 for
-//! an illegal decision. A refused request never changes the game.
+//! request (an unknown variant, text that is no action, a bad player spec),
+//! 404 for an unknown game, 409 for a request out of turn, 422 for an
+//! illegal decision. A refused request never changes the game.
 
 mod analysis;
 mod assets;
 mod game;
+mod morris;
+mod morris_api;
+mod morris_db;
 mod run_view;
 mod server;
 
@@ -29,6 +42,14 @@ pub use analysis::{
 pub use game::{
     BoardView, ByColour, EngineDone, EngineJob, GameError, GameOptions, GameView, HUMAN,
     OutcomeView, PageGame, bounded_spec,
+};
+pub use morris::{
+    BoardGeometry, MorrisBoard, MorrisEngineDone, MorrisEngineJob, MorrisGame, MorrisOptions,
+    MorrisView, TurnView, morris_spec,
+};
+pub use morris_db::{
+    ActionValue, DbStatus, MAX_INDEX_WITHOUT_DB, MorrisDatabases, PerfectView, StateNumber,
+    ValueView,
 };
 pub use run_view::{EvalFile, RunView, SeriesPoint, read_run};
 pub use server::{ApiError, ServeConfig, router, serve};

@@ -24,6 +24,8 @@ use serde_json::json;
 use super::analysis::{EvaluatorFactory, analyze, spec_evaluators};
 use super::assets;
 use super::game::{BoardView, GameError, GameOptions, GameView, PageGame, outcome_text};
+use super::morris::MorrisGame;
+use super::morris_db::MorrisDatabases;
 use super::run_view::read_run;
 use crate::arena::players_of;
 use crate::yinsh::notation::{NotationError, format_turns, parse_game};
@@ -45,8 +47,13 @@ pub struct ServeConfig {
     pub max_analysis_simulations: u32,
     /// Judges positions for the agent's view (the hook for networks).
     pub evaluators: EvaluatorFactory,
-    /// Games kept; the least recently used one is dropped beyond this.
+    /// Games kept (of each game); the least recently used one is dropped
+    /// beyond this.
     pub max_games: usize,
+    /// The directory holding the Morris perfect-play databases
+    /// (`nine/`, `six/`, `three/`); `None` for where `solve` writes them
+    /// (`data/morris/<variant>`).
+    pub morris_db: Option<PathBuf>,
 }
 
 impl Default for ServeConfig {
@@ -59,26 +66,35 @@ impl Default for ServeConfig {
             max_analysis_simulations: 5000,
             evaluators: spec_evaluators(),
             max_games: 1000,
+            morris_db: None,
         }
     }
 }
 
-struct Entry {
-    game: Arc<Mutex<PageGame>>,
+struct Entry<T> {
+    game: Arc<Mutex<T>>,
     last_used: u64,
 }
 
-struct AppState {
-    config: ServeConfig,
-    games: Mutex<HashMap<String, Entry>>,
+/// The games of one kind the server holds, the least recently used one
+/// dropped beyond `max`.
+pub(super) struct Games<T> {
+    map: Mutex<HashMap<String, Entry<T>>>,
     clock: AtomicU64,
+    max: usize,
 }
 
-type Shared = Arc<AppState>;
+impl<T> Games<T> {
+    fn new(max: usize) -> Games<T> {
+        Games {
+            map: Mutex::new(HashMap::new()),
+            clock: AtomicU64::new(0),
+            max: max.max(1),
+        }
+    }
 
-impl AppState {
-    fn get(&self, id: &str) -> Result<Arc<Mutex<PageGame>>, ApiError> {
-        let mut games = lock(&self.games);
+    pub(super) fn get(&self, id: &str) -> Result<Arc<Mutex<T>>, ApiError> {
+        let mut games = lock(&self.map);
         let tick = self.clock.fetch_add(1, Ordering::Relaxed);
         match games.get_mut(id) {
             Some(e) => {
@@ -92,9 +108,9 @@ impl AppState {
         }
     }
 
-    fn insert(&self, game: PageGame) -> (String, Arc<Mutex<PageGame>>) {
-        let mut games = lock(&self.games);
-        while games.len() >= self.config.max_games.max(1) {
+    pub(super) fn insert(&self, game: T) -> (String, Arc<Mutex<T>>) {
+        let mut games = lock(&self.map);
+        while games.len() >= self.max {
             let oldest = games
                 .iter()
                 .min_by_key(|(_, e)| e.last_used)
@@ -123,9 +139,28 @@ impl AppState {
     }
 }
 
+pub(super) struct AppState {
+    pub(super) config: ServeConfig,
+    games: Games<PageGame>,
+    pub(super) morris: Games<MorrisGame>,
+    pub(super) morris_dbs: MorrisDatabases,
+}
+
+pub(super) type Shared = Arc<AppState>;
+
+impl AppState {
+    fn get(&self, id: &str) -> Result<Arc<Mutex<PageGame>>, ApiError> {
+        self.games.get(id)
+    }
+
+    fn insert(&self, game: PageGame) -> (String, Arc<Mutex<PageGame>>) {
+        self.games.insert(game)
+    }
+}
+
 /// A poisoned lock only means a panic elsewhere; the data is still whole
 /// (every change is applied after its checks), so keep serving.
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+pub(super) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
@@ -137,7 +172,7 @@ pub struct ApiError {
 }
 
 impl ApiError {
-    fn new(status: StatusCode, message: impl Into<String>) -> ApiError {
+    pub(super) fn new(status: StatusCode, message: impl Into<String>) -> ApiError {
         ApiError {
             status,
             message: message.into(),
@@ -151,8 +186,10 @@ impl From<GameError> for ApiError {
             GameError::Opponent(_) | GameError::ThinkTooLong { .. } | GameError::BadTime { .. } => {
                 StatusCode::BAD_REQUEST
             }
-            GameError::Notation(NotationError::Malformed { .. }) => StatusCode::BAD_REQUEST,
-            GameError::Notation(_) => StatusCode::UNPROCESSABLE_ENTITY,
+            GameError::Notation(NotationError::Malformed { .. }) | GameError::BadRequest(_) => {
+                StatusCode::BAD_REQUEST
+            }
+            GameError::Notation(_) | GameError::Illegal(_) => StatusCode::UNPROCESSABLE_ENTITY,
             GameError::EngineBug { .. } => StatusCode::INTERNAL_SERVER_ERROR,
             GameError::GameOver
             | GameError::EngineToAct(_)
@@ -172,7 +209,7 @@ impl IntoResponse for ApiError {
 }
 
 /// Reads a JSON body, answering 400 with serde's words when it does not fit.
-fn body<T: for<'de> Deserialize<'de>>(bytes: &Bytes) -> Result<T, ApiError> {
+pub(super) fn body<T: for<'de> Deserialize<'de>>(bytes: &Bytes) -> Result<T, ApiError> {
     let text = if bytes.iter().all(u8::is_ascii_whitespace) {
         &b"{}"[..]
     } else {
@@ -186,16 +223,17 @@ fn body<T: for<'de> Deserialize<'de>>(bytes: &Bytes) -> Result<T, ApiError> {
     })
 }
 
-fn ok<T: Serialize>(value: T) -> Response {
+pub(super) fn ok<T: Serialize>(value: T) -> Response {
     axum::Json(value).into_response()
 }
 
 /// The routes, ready to serve.
 pub fn router(config: ServeConfig) -> Router {
     let state: Shared = Arc::new(AppState {
+        games: Games::new(config.max_games),
+        morris: Games::new(config.max_games),
+        morris_dbs: MorrisDatabases::new(config.morris_db.clone()),
         config,
-        games: Mutex::new(HashMap::new()),
-        clock: AtomicU64::new(0),
     });
     Router::new()
         .route("/", get(|| async { page(assets::PLAY_HTML) }))
@@ -211,6 +249,7 @@ pub fn router(config: ServeConfig) -> Router {
         .route("/api/games/{id}/analysis", get(analysis))
         .route("/api/review", post(review))
         .route("/api/run", get(run))
+        .merge(super::morris_api::routes())
         .fallback(|| async { ApiError::new(StatusCode::NOT_FOUND, "no such page or API route") })
         .with_state(state)
 }
@@ -220,7 +259,7 @@ pub async fn serve(listener: tokio::net::TcpListener, config: ServeConfig) -> st
     axum::serve(listener, router(config)).await
 }
 
-fn page(html: &'static str) -> Response {
+pub(super) fn page(html: &'static str) -> Response {
     ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], html).into_response()
 }
 

@@ -1,0 +1,354 @@
+// The Morris page: draws the variant's board from the server's geometry,
+// turns clicks into actions (`d2`, `d2-d3`, `xd5`), lets the engine answer,
+// and shows what the perfect-play database says.
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+const SVG_NS = "http://www.w3.org/2000/svg";
+
+let config = null;      // /api/morris/config
+let game = null;        // MorrisView from the server
+let selected = null;    // own stone picked for a move
+let busy = false;       // a request that changes the game is under way
+let perfect = null;     // the last /perfect answer for the current position
+let perfectSeq = 0;
+let drawnVariant = null;
+let layers = null;      // the SVG groups of the drawn board
+
+function el(name, attrs, parent) {
+  const e = document.createElementNS(SVG_NS, name);
+  for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, v);
+  if (parent) parent.appendChild(e);
+  return e;
+}
+
+async function api(method, path, body) {
+  const res = await fetch(path, {
+    method,
+    headers: body === undefined ? {} : { "content-type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const data = await res.json().catch(() => ({ error: `HTTP ${res.status}` }));
+  if (!res.ok) throw new Error(data.error || `HTTP ${res.status}`);
+  return data;
+}
+
+function showError(e) { $("error").textContent = e ? String(e.message || e) : ""; }
+const cap = (c) => c ? c[0].toUpperCase() + c.slice(1) : "–";
+function variantInfo(name) { return config && config.variants.find(v => v.name === name); }
+function humanToAct() { return game && !game.outcome && !game.engine_to_act && !busy; }
+
+// ---- the board ----
+
+function drawBoard(variant) {
+  const info = variantInfo(variant);
+  if (!info) return;
+  const b = info.board, svg = $("board");
+  const n = b.side - 1;
+  svg.innerHTML = "";
+  svg.setAttribute("viewBox", `-1 -0.8 ${n + 1.8} ${n + 1.8}`);
+  svg.setAttribute("preserveAspectRatio", "xMidYMid meet");
+  svg.setAttribute("aria-label", b.title);
+  const pos = {};
+  for (const p of b.points) pos[p.name] = [p.col, n - p.row];
+  const g = (cls) => el("g", { class: cls }, svg);
+  const grid = g("grid"), labels = g("labels");
+  layers = { pos, marks: g("marks"), stones: g("stones"), best: g("best"), hits: g("hits") };
+  el("rect", { class: "morris-bg", x: -0.55, y: -0.55, width: n + 1.1, height: n + 1.1, rx: 0.15 }, grid);
+  for (const [a, c] of b.lines) {
+    const [x1, y1] = pos[a], [x2, y2] = pos[c];
+    el("line", { class: "line", x1, y1, x2, y2 }, grid);
+  }
+  for (const p of b.points) el("circle", { class: "dot", cx: pos[p.name][0], cy: pos[p.name][1], r: 0.09 }, grid);
+  const cols = new Set(b.points.map(p => p.col)), rows = new Set(b.points.map(p => p.row));
+  for (const c of cols) {
+    const t = el("text", { class: "label", x: c, y: n + 0.62, "text-anchor": "middle" }, labels);
+    t.textContent = "abcdefg"[c];
+  }
+  for (const r of rows) {
+    const t = el("text", { class: "label", x: -0.72, y: n - r + 0.12, "text-anchor": "middle" }, labels);
+    t.textContent = String(r + 1);
+  }
+  for (const p of b.points) {
+    const hit = el("circle", { class: "hit", cx: pos[p.name][0], cy: pos[p.name][1], r: 0.42, "data-point": p.name }, layers.hits);
+    hit.addEventListener("click", () => onPoint(p.name));
+  }
+  drawnVariant = variant;
+}
+
+function renderBoard(marks, best) {
+  if (!layers) return;
+  const { pos } = layers;
+  layers.stones.innerHTML = ""; layers.marks.innerHTML = ""; layers.best.innerHTML = "";
+  for (const color of ["white", "black"]) {
+    for (const p of game.board[color]) {
+      const [x, y] = pos[p];
+      el("circle", { class: `stone ${color}` + (game.last && lastPoints().includes(p) ? " last" : ""), cx: x, cy: y, r: 0.27, "data-stone": color, "data-at": p }, layers.stones);
+    }
+  }
+  for (const [p, kind] of Object.entries(marks)) {
+    const [x, y] = pos[p];
+    el("circle", { class: `mark ${kind}`, cx: x, cy: y, r: kind === "target" ? 0.11 : 0.36 }, layers.marks);
+  }
+  for (const b of best) {
+    const [from, to] = b.startsWith("x") ? [null, b.slice(1)] : b.includes("-") ? b.split("-") : [null, b];
+    if (from) {
+      const [x1, y1] = pos[from], [x2, y2] = pos[to];
+      el("line", { class: "best-arrow", x1, y1, x2, y2 }, layers.best);
+      el("circle", { class: "best-from", cx: x1, cy: y1, r: 0.4 }, layers.best);
+    }
+    const [x, y] = pos[to];
+    el("circle", { class: b.startsWith("x") ? "best-take" : "best-to", cx: x, cy: y, r: b.startsWith("x") ? 0.4 : 0.2 }, layers.best);
+  }
+  for (const hit of layers.hits.children) {
+    const p = hit.dataset.point;
+    if (marks[p] && marks[p] !== "selected-only") hit.dataset.target = marks[p]; else delete hit.dataset.target;
+    const isBest = best.some(b => b === p || b === "x" + p || b.split("-").includes(p));
+    if (isBest) hit.dataset.best = "true"; else delete hit.dataset.best;
+  }
+}
+
+function lastPoints() {
+  const l = game.last || "";
+  if (l.startsWith("x")) return [];
+  return l.includes("-") ? [l.split("-")[1]] : [l];
+}
+
+function onPoint(p) {
+  if (!humanToAct()) return;
+  const legal = new Set(game.legal);
+  switch (game.phase) {
+    case "place":
+      if (legal.has(p)) submit(p);
+      break;
+    case "move":
+    case "fly":
+      if (selected && legal.has(`${selected}-${p}`)) { submit(`${selected}-${p}`); return; }
+      if (game.legal.some(a => a.startsWith(p + "-"))) selected = (selected === p ? null : p);
+      else selected = null;
+      render();
+      break;
+    case "remove":
+      if (legal.has("x" + p)) submit("x" + p);
+      break;
+  }
+}
+
+// ---- talking to the server ----
+
+async function submit(action) {
+  if (busy) return;
+  busy = true; selected = null; showError(null);
+  try {
+    game = await api("POST", `/api/morris/games/${game.id}/play`, { action });
+  } catch (e) { showError(e); }
+  busy = false;
+  render();
+  await afterChange();
+}
+
+async function afterChange() {
+  refreshPerfect();
+  if (game && game.engine_to_act && !game.outcome) await engineMove();
+}
+
+async function engineMove() {
+  busy = true; render();
+  try {
+    const answer = await api("POST", `/api/morris/games/${game.id}/engine`);
+    game = answer.game;
+  } catch (e) { showError(e); }
+  busy = false;
+  render();
+  refreshPerfect();
+}
+
+async function refreshPerfect() {
+  const seq = ++perfectSeq;
+  if (!game) return;
+  const steps = game.history.length, id = game.id;
+  try {
+    const p = await api("GET", `/api/morris/games/${id}/perfect`);
+    if (seq !== perfectSeq || !game || game.id !== id || game.history.length !== steps) return;
+    perfect = p;
+  } catch (e) { if (seq === perfectSeq) perfect = null; }
+  render();
+}
+
+// ---- drawing the page ----
+
+function render() {
+  if (!game) return;
+  if (drawnVariant !== game.variant) drawBoard(game.variant);
+  const b = document.body.dataset;
+  const interactive = humanToAct();
+  const marks = {};
+  const who = cap(game.to_act);
+  let prompt = "";
+  if (game.outcome) prompt = "Game over.";
+  else if (busy && game.engine_to_act) prompt = "The engine is thinking…";
+  else if (game.engine_to_act) prompt = "The engine is to play.";
+  else if (game.phase === "place") prompt = `${who}: place a stone on an empty point (${game.board.hand[game.to_act]} in hand).`;
+  else if (game.phase === "move" || game.phase === "fly") {
+    const fly = game.phase === "fly" ? " With three stones left, it may fly to any empty point." : "";
+    prompt = selected ? `${who}: click a highlighted point to move the stone.${fly}` : `${who}: click one of your stones to move it.${fly}`;
+  } else if (game.phase === "remove") prompt = `${who} closed a mill: click a highlighted stone to remove it.`;
+  if (interactive) {
+    if (game.phase === "place") for (const a of game.legal) marks[a] = "target";
+    if (game.phase === "move" || game.phase === "fly") {
+      for (const a of game.legal) marks[a.split("-")[0]] = "movable";
+      if (selected) {
+        marks[selected] = "selected";
+        for (const a of game.legal) if (a.startsWith(selected + "-")) marks[a.split("-")[1]] = "target";
+      }
+    }
+    if (game.phase === "remove") for (const a of game.legal) marks[a.slice(1)] = "remove";
+  }
+  const current = perfect && perfect.steps === game.history.length ? perfect : null;
+  const show = $("perfect-toggle").checked && current && !game.outcome;
+  const best = show ? current.best : [];
+  renderBoard(marks, best);
+
+  $("title").textContent = game.title;
+  $("game-title").textContent = game.title;
+  $("prompt").textContent = prompt;
+  $("to-act").textContent = game.to_act ? cap(game.to_act) + (game.phase === "remove" ? " (removing)" : "") : "–";
+  for (const c of ["white", "black"]) {
+    $(`hand-${c}`).textContent = game.board.hand[c];
+    $(`count-${c}`).textContent = game.board[c].length + (game.board.flies[c] ? " (flies)" : "");
+  }
+  $("quiet").textContent = game.quiet_moves + (game.repetitions > 1 ? ` · position seen ${game.repetitions}×` : "");
+  $("you").textContent = game.opponent === "human" ? "both sides" : cap(game.human);
+  $("opp").textContent = game.opponent;
+  $("outcome").hidden = !game.outcome;
+  $("outcome").textContent = game.outcome ? game.outcome.text : "";
+  $("undo-btn").disabled = !game.can_undo || busy;
+  renderMoves();
+  renderPerfect(current, show);
+
+  b.gameId = game.id; b.variant = game.variant; b.phase = game.phase; b.toAct = game.to_act || "";
+  b.human = game.human; b.busy = String(busy); b.engineToAct = String(game.engine_to_act);
+  b.legal = JSON.stringify(interactive ? game.legal : []);
+  b.outcome = game.outcome ? game.outcome.text : "";
+  b.steps = String(game.history.length);
+  b.selected = selected || "";
+  b.perfectSteps = current ? String(current.steps) : "";
+  b.best = JSON.stringify(best);
+}
+
+function renderMoves() {
+  const ol = $("move-list");
+  ol.innerHTML = "";
+  for (let i = 0; i < game.turns.length; i += 2) {
+    const li = document.createElement("li");
+    li.textContent = game.turns[i].text + (game.turns[i + 1] ? "   " + game.turns[i + 1].text : "");
+    ol.appendChild(li);
+  }
+  ol.scrollTop = ol.scrollHeight;
+}
+
+function renderPerfect(p, show) {
+  const info = variantInfo(game.variant);
+  const db = p ? p.database : info && info.database;
+  $("db-status").textContent = db ? db.note : "";
+  $("db-status").className = db && db.present ? "db-ok" : "db-missing";
+  document.body.dataset.dbPresent = String(!!(db && db.present));
+  $("perfect-toggle").disabled = !(db && db.present);
+  if (p && p.state) {
+    $("state-number").textContent = `${p.state.number.toLocaleString("en")} of ${p.state.total.toLocaleString("en")}`;
+    $("state-layer").textContent = `${p.state.layer}, index ${p.state.index.toLocaleString("en")}`;
+  } else {
+    $("state-number").textContent = p && p.state_note ? "–" : "…";
+    $("state-layer").textContent = p && p.state_note ? p.state_note : "";
+  }
+  document.body.dataset.stateNumber = p && p.state ? String(p.state.number) : "";
+  const ol = $("db-actions");
+  ol.innerHTML = "";
+  if (!show) {
+    $("db-value").textContent = "";
+    ol.hidden = true;
+    return;
+  }
+  $("db-value").textContent = p.value_text ? `Value: ${p.value_text}.` : (p.note || "");
+  ol.hidden = !p.actions.length;
+  for (const a of p.actions.slice(0, 10)) {
+    const li = document.createElement("li");
+    li.textContent = `${a.action}  ${a.value.text}` + (a.best ? "  ★" : "");
+    if (a.best) li.className = "best";
+    ol.appendChild(li);
+  }
+}
+
+// ---- the new-game form ----
+
+function fillSuggestions(variant, keepSpec) {
+  const info = variantInfo(variant);
+  if (!info) return;
+  const list = $("spec-list"), box = $("suggestions");
+  list.innerHTML = ""; box.innerHTML = "";
+  for (const s of info.suggestions) {
+    const o = document.createElement("option"); o.value = s; list.appendChild(o);
+    const btn = document.createElement("button");
+    btn.type = "button"; btn.textContent = s; btn.dataset.spec = s;
+    btn.addEventListener("click", () => { $("ng-spec").value = s; });
+    box.appendChild(btn);
+  }
+  if (!keepSpec) $("ng-spec").value = info.default_opponent;
+  $("ng-db").textContent = info.database.note;
+  $("ng-db").className = "hint " + (info.database.present ? "db-ok" : "db-missing");
+  if (!game) {
+    drawBoard(variant);
+    $("db-status").textContent = info.database.note;
+    $("db-status").className = info.database.present ? "db-ok" : "db-missing";
+    $("perfect-toggle").disabled = !info.database.present;
+    document.body.dataset.dbPresent = String(info.database.present);
+  }
+}
+
+async function newGame(ev) {
+  if (ev) ev.preventDefault();
+  if (busy) return;
+  showError(null); selected = null; perfect = null;
+  let color = $("ng-color").value;
+  if (color === "random") color = Math.random() < 0.5 ? "white" : "black";
+  const spec = $("ng-spec").value.trim();
+  const body = { variant: $("ng-variant").value, color };
+  if (spec) body.opponent = spec;
+  try {
+    game = await api("POST", "/api/morris/games", body);
+    history.replaceState(null, "", `#${game.id}`);
+  } catch (e) { showError(e); return; }
+  render();
+  await afterChange();
+}
+
+async function undo() {
+  if (busy || !game) return;
+  try { game = await api("POST", `/api/morris/games/${game.id}/undo`); selected = null; showError(null); }
+  catch (e) { showError(e); }
+  render();
+  await afterChange();
+}
+
+async function init() {
+  try {
+    config = await api("GET", "/api/morris/config");
+  } catch (e) { showError(e); }
+  $("ng-variant").addEventListener("change", () => fillSuggestions($("ng-variant").value, false));
+  $("new-form").addEventListener("submit", newGame);
+  $("undo-btn").addEventListener("click", undo);
+  $("again-btn").addEventListener("click", () => newGame());
+  $("perfect-toggle").addEventListener("change", render);
+  const id = location.hash.slice(1);
+  if (id) {
+    try {
+      game = await api("GET", `/api/morris/games/${id}`);
+      $("ng-variant").value = game.variant;
+    } catch (e) { game = null; /* a game from before a restart */ }
+  }
+  fillSuggestions($("ng-variant").value, false);
+  if (game) { render(); await afterChange(); }
+  document.body.dataset.ready = "true";
+}
+
+init();

@@ -1,0 +1,623 @@
+//! One Morris game on the server (Nine, Six or Three Men's Morris): the
+//! decisions so far, who the human is, and the engine opponent that
+//! follows the game. The engine is lent out to think off the game's lock,
+//! as in [`super::PageGame`].
+
+use std::path::Path;
+use std::time::Duration;
+
+use serde::Serialize;
+
+use super::game::{ByColour, GameError, HUMAN, OutcomeView, bounded_spec_among};
+use crate::arena::{Player, PlayerSpec, parse_game_player, players_of};
+use crate::game::{Color, GameResult, State};
+use crate::morris::{Action, Morris, Position, Square, Variant, geometry};
+
+/// What a new Morris game is made of.
+#[derive(Clone, Debug)]
+pub struct MorrisOptions {
+    pub variant: Variant,
+    /// The colour the human plays.
+    pub human: Color,
+    /// A player spec (see [`crate::arena::parse_game_player`]) or [`HUMAN`].
+    pub opponent: String,
+    /// Seeds the engine.
+    pub seed: u64,
+}
+
+/// "Nine Men's Morris", "Six Men's Morris", "Three Men's Morris".
+pub fn title(variant: Variant) -> String {
+    format!("{} Men's Morris", crate::morris::address::title(variant))
+}
+
+/// The variant called `name`, or an error listing the known ones.
+pub fn variant_named(name: &str) -> Result<Variant, GameError> {
+    Variant::from_name(name.trim()).ok_or_else(|| {
+        GameError::BadRequest(format!(
+            "unknown Morris variant `{name}`; known: {}",
+            Variant::NAMES.join(", ")
+        ))
+    })
+}
+
+/// `spec` ready to build for `variant`: its thinking time bounded by `max`
+/// (as [`super::bounded_spec`] does for YINSH), and a `perfect` player
+/// without a `db` option pointed at `db_dir` when the server has one.
+pub fn morris_spec(spec: &str, max: Duration, db_dir: Option<&Path>) -> Result<String, GameError> {
+    let bounded = bounded_spec_among(spec, max, &players_of::<Morris>())?;
+    let mut parsed: PlayerSpec = bounded.parse()?;
+    if let Some(dir) = db_dir
+        && parsed.name == "perfect"
+        && parsed.get("db").is_none()
+    {
+        parsed
+            .options
+            .push(("db".into(), dir.display().to_string()));
+    }
+    Ok(parsed.to_string())
+}
+
+/// Reads an action written as the page and the rules document write them
+/// (`d2`, `d2-d3`, `xd5`). Text that is no action at all is a
+/// [`GameError::BadRequest`]; a square that is no point of the board, or
+/// an action the rules forbid in `pos`, is [`GameError::Illegal`].
+pub fn parse_action(pos: &Position, text: &str) -> Result<Action, GameError> {
+    let text = text.trim().to_ascii_lowercase();
+    let geo = pos.geometry();
+    let malformed = || {
+        GameError::BadRequest(format!(
+            "`{text}` is no Morris action: write a placement `d2`, a move `d2-d3` or a removal `xd5`"
+        ))
+    };
+    let square = |t: &str| -> Result<Square, GameError> {
+        let s = Square::parse(t)
+            .filter(|s| s.to_string() == t)
+            .ok_or_else(malformed)?;
+        match geo.point_at(s) {
+            Some(_) => Ok(s),
+            None => Err(GameError::Illegal(format!(
+                "`{text}`: {s} is not a point of the {} board",
+                title(geo.variant)
+            ))),
+        }
+    };
+    let action = if let Some(rest) = text.strip_prefix('x') {
+        Action::Remove(square(rest)?)
+    } else if let Some((a, b)) = text.split_once('-') {
+        Action::Move(square(a)?, square(b)?)
+    } else {
+        Action::Place(square(&text)?)
+    };
+    let mut probe = pos.clone();
+    probe
+        .play(action)
+        .map_err(|e| GameError::Illegal(format!("`{text}` is not legal: {}", e.reason)))?;
+    Ok(action)
+}
+
+/// A Morris game between a human and an engine (or two humans at one
+/// screen).
+pub struct MorrisGame {
+    game: Morris,
+    /// `positions[i]` is the position before `actions[i]`; the last one is
+    /// the position now.
+    positions: Vec<Position>,
+    actions: Vec<Action>,
+    human: Color,
+    /// The bounded spec the engine was built from, or [`HUMAN`].
+    opponent: String,
+    /// `None` for two humans, and while the engine thinks (it is lent out).
+    engine: Option<Box<dyn Player<Position>>>,
+    thinking: bool,
+    seed: u64,
+    /// Bumped by every change, so that a lent engine's answer is matched
+    /// to the position it was asked about.
+    version: u64,
+}
+
+impl std::fmt::Debug for MorrisGame {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MorrisGame")
+            .field("variant", &self.game.rules)
+            .field("opponent", &self.opponent)
+            .field("human", &self.human)
+            .field("actions", &self.actions)
+            .finish_non_exhaustive()
+    }
+}
+
+impl MorrisGame {
+    /// A new game. The opponent spec is bounded by `max_think` and built
+    /// at once (see [`morris_spec`]), so a bad spec fails here; `db_dir` is
+    /// where a `perfect` opponent without its own `db` finds the database.
+    pub fn new(
+        options: &MorrisOptions,
+        max_think: Duration,
+        db_dir: Option<&Path>,
+    ) -> Result<MorrisGame, GameError> {
+        let game = Morris::new(options.variant);
+        let start = Position::start(options.variant);
+        let (opponent, engine) = if options.opponent.trim().eq_ignore_ascii_case(HUMAN) {
+            (HUMAN.to_string(), None)
+        } else {
+            let spec = morris_spec(&options.opponent, max_think, db_dir)?;
+            let mut player = parse_game_player(&game, &spec, options.seed)?;
+            player.new_game(&start);
+            (spec, Some(player))
+        };
+        Ok(MorrisGame {
+            game,
+            positions: vec![start],
+            actions: Vec::new(),
+            human: options.human,
+            opponent,
+            engine,
+            thinking: false,
+            seed: options.seed,
+            version: 0,
+        })
+    }
+
+    pub fn variant(&self) -> Variant {
+        self.game.rules
+    }
+
+    /// The position now.
+    pub fn position(&self) -> &Position {
+        self.positions.last().expect("the start is always there")
+    }
+
+    /// Every decision so far, from the empty board.
+    pub fn actions(&self) -> &[Action] {
+        &self.actions
+    }
+
+    pub fn human(&self) -> Color {
+        self.human
+    }
+
+    /// The engine's spec (with its time bound), or [`HUMAN`].
+    pub fn opponent(&self) -> &str {
+        &self.opponent
+    }
+
+    pub fn has_engine(&self) -> bool {
+        self.opponent != HUMAN
+    }
+
+    /// Whether the engine must make the next decision.
+    pub fn engine_to_act(&self) -> bool {
+        let pos = self.position();
+        self.has_engine() && !pos.is_over() && pos.to_act() != self.human
+    }
+
+    pub fn is_thinking(&self) -> bool {
+        self.thinking
+    }
+
+    /// Plays the human's decision (`d2`, `d2-d3`, `xd5`). On any error the
+    /// game is unchanged.
+    pub fn play(&mut self, text: &str) -> Result<Action, GameError> {
+        if self.thinking {
+            return Err(GameError::EngineBusy);
+        }
+        if self.position().is_over() {
+            return Err(GameError::GameOver);
+        }
+        if self.engine_to_act() {
+            return Err(GameError::EngineToAct(self.position().to_act()));
+        }
+        let action = parse_action(self.position(), text)?;
+        if let Some(engine) = &mut self.engine {
+            engine.observe(self.positions.last().expect("a position"), action);
+        }
+        self.apply(action);
+        Ok(action)
+    }
+
+    /// Lends the engine out to think about the current position, off the
+    /// game's lock. Give it back with [`MorrisGame::finish_engine`].
+    pub fn begin_engine(&mut self) -> Result<MorrisEngineJob, GameError> {
+        if !self.has_engine() {
+            return Err(GameError::NoEngine);
+        }
+        if self.thinking {
+            return Err(GameError::EngineBusy);
+        }
+        if self.position().is_over() {
+            return Err(GameError::GameOver);
+        }
+        if !self.engine_to_act() {
+            return Err(GameError::HumanToAct(self.position().to_act()));
+        }
+        let player = self.engine.take().ok_or(GameError::EngineBusy)?;
+        self.thinking = true;
+        Ok(MorrisEngineJob {
+            player,
+            pos: self.position().clone(),
+            version: self.version,
+            spec: self.opponent.clone(),
+        })
+    }
+
+    /// Takes the engine back with the decisions it made; they are played
+    /// if the game has not changed meanwhile.
+    pub fn finish_engine(&mut self, done: MorrisEngineDone) -> Result<Vec<Action>, GameError> {
+        self.thinking = false;
+        match done.result {
+            Ok(actions) if done.version == self.version => {
+                self.engine = Some(done.player);
+                for &a in &actions {
+                    self.apply(a);
+                }
+                Ok(actions)
+            }
+            Ok(_) => {
+                self.rebuild_engine();
+                Err(GameError::EngineBusy)
+            }
+            Err(e) => {
+                self.rebuild_engine();
+                Err(e)
+            }
+        }
+    }
+
+    /// The lent engine never came back (it panicked): the game stays as it
+    /// was, with a fresh engine.
+    pub fn engine_lost(&mut self) {
+        self.thinking = false;
+        self.rebuild_engine();
+    }
+
+    /// Takes back the human's last whole turn (its removal included) and
+    /// the engine's turns after it, so the human decides again; in a game
+    /// of two humans, the last whole turn.
+    pub fn undo(&mut self) -> Result<usize, GameError> {
+        if self.thinking {
+            return Err(GameError::EngineBusy);
+        }
+        if !self.human_has_acted() {
+            return Err(GameError::NothingToUndo);
+        }
+        let mut undone = 0;
+        while self.actions.pop().is_some() {
+            self.positions.pop();
+            undone += 1;
+            let before = self.position();
+            // `before` started a turn (it is no pending removal): stop
+            // there if that turn was the human's.
+            if !before.removing() && (!self.has_engine() || before.to_act() == self.human) {
+                break;
+            }
+        }
+        if undone == 0 {
+            return Err(GameError::NothingToUndo);
+        }
+        self.version += 1;
+        self.rebuild_engine();
+        Ok(undone)
+    }
+
+    /// Whether there is a decision of the human's to take back.
+    fn human_has_acted(&self) -> bool {
+        self.positions
+            .iter()
+            .zip(&self.actions)
+            .any(|(p, _)| !self.has_engine() || p.to_act() == self.human)
+    }
+
+    /// A fresh engine that has followed the game so far.
+    fn rebuild_engine(&mut self) {
+        if !self.has_engine() {
+            return;
+        }
+        let seed = self.seed ^ self.version.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        let Ok(mut player) = parse_game_player(&self.game, &self.opponent, seed) else {
+            // The spec built a player when the game was made.
+            return;
+        };
+        player.new_game(&self.positions[0]);
+        for (pos, &a) in self.positions.iter().zip(&self.actions) {
+            player.observe(pos, a);
+        }
+        self.engine = Some(player);
+    }
+
+    fn apply(&mut self, action: Action) {
+        let mut next = self.position().clone();
+        next.play_unchecked(action);
+        self.positions.push(next);
+        self.actions.push(action);
+        self.version += 1;
+    }
+
+    /// Everything the page shows about the game.
+    pub fn view(&self, id: &str) -> MorrisView {
+        let pos = self.position();
+        let over = pos.is_over();
+        MorrisView {
+            id: id.to_string(),
+            variant: self.game.rules.name(),
+            title: title(self.game.rules),
+            human: self.human,
+            opponent: self.opponent.clone(),
+            ply: pos.ply(),
+            to_act: (!over).then(|| pos.to_act()),
+            phase: phase(pos),
+            engine_to_act: self.engine_to_act(),
+            thinking: self.thinking,
+            board: MorrisBoard::of(pos),
+            legal: pos.legal_actions().iter().map(|a| a.to_string()).collect(),
+            history: self.actions.iter().map(|a| a.to_string()).collect(),
+            turns: turns(&self.positions, &self.actions),
+            last: self.actions.last().map(|a| a.to_string()),
+            quiet_moves: pos.quiet_moves(),
+            repetitions: pos.repetitions(),
+            outcome: outcome(pos),
+            can_undo: !self.thinking && self.human_has_acted(),
+        }
+    }
+}
+
+/// What the player to act does now: `place`, `move`, `fly`, `remove`, or
+/// `over`.
+pub fn phase(pos: &Position) -> &'static str {
+    if pos.is_over() {
+        "over"
+    } else if pos.removing() {
+        "remove"
+    } else if pos.hand(pos.to_act()) > 0 {
+        "place"
+    } else if pos.flies(pos.to_act()) {
+        "fly"
+    } else {
+        "move"
+    }
+}
+
+/// How a finished game ended, in words.
+pub fn outcome(pos: &Position) -> Option<OutcomeView> {
+    let result = pos.result()?;
+    let reason = pos.end_reason().unwrap_or("over");
+    let cap = |c: Color| if c == Color::White { "White" } else { "Black" };
+    let text = match result {
+        GameResult::Win(c) => {
+            let why = match reason {
+                "line" => "three in a row".to_string(),
+                "two_stones" => format!("{} is down to two stones", cap(!c)),
+                "blocked" => format!("{} cannot move", cap(!c)),
+                other => other.replace('_', " "),
+            };
+            format!("{} wins: {why}", cap(c))
+        }
+        GameResult::Draw => {
+            let why = match reason {
+                "repetition" => format!(
+                    "the same position occurred {} times",
+                    crate::morris::REPETITIONS_TO_DRAW
+                ),
+                "no_progress" => format!(
+                    "{} moves without a placement or a removal",
+                    crate::morris::NO_PROGRESS_LIMIT
+                ),
+                other => other.replace('_', " "),
+            };
+            format!("Draw: {why}")
+        }
+    };
+    Some(OutcomeView {
+        winner: match result {
+            GameResult::Win(c) => Some(c),
+            GameResult::Draw => None,
+        },
+        reason,
+        text,
+    })
+}
+
+/// The decisions grouped into whole turns (a placement or move and the
+/// removal it earned).
+fn turns(positions: &[Position], actions: &[Action]) -> Vec<TurnView> {
+    let mut out: Vec<TurnView> = Vec::new();
+    for (pos, a) in positions.iter().zip(actions) {
+        match out.last_mut() {
+            Some(t) if pos.removing() => t.text = format!("{} {a}", t.text),
+            _ => out.push(TurnView {
+                player: pos.to_act(),
+                text: a.to_string(),
+            }),
+        }
+    }
+    out
+}
+
+/// An engine lent out to think, with what it is asked about.
+pub struct MorrisEngineJob {
+    player: Box<dyn Player<Position>>,
+    pos: Position,
+    version: u64,
+    spec: String,
+}
+
+/// What a lent engine brings back.
+pub struct MorrisEngineDone {
+    player: Box<dyn Player<Position>>,
+    version: u64,
+    result: Result<Vec<Action>, GameError>,
+}
+
+impl MorrisEngineJob {
+    /// Makes every decision that falls to the engine in a row (a move and
+    /// its removal), stopping when the human must decide or the game ends.
+    /// Runs without the game's lock; call it off the async threads.
+    pub fn run(mut self) -> MorrisEngineDone {
+        let engine = self.pos.to_act();
+        let mut actions = Vec::new();
+        let mut pos = self.pos.clone();
+        let mut result = Ok(());
+        while !pos.is_over() && pos.to_act() == engine {
+            let a = self.player.choose(&pos);
+            if let Err(e) = pos.clone().play(a) {
+                result = Err(GameError::EngineBug {
+                    spec: self.spec.clone(),
+                    action: a.to_string(),
+                    why: e.reason,
+                });
+                break;
+            }
+            self.player.observe(&pos, a);
+            pos.play_unchecked(a);
+            actions.push(a);
+        }
+        MorrisEngineDone {
+            player: self.player,
+            version: self.version,
+            result: result.map(|()| actions),
+        }
+    }
+}
+
+/// The stones on the board by point name, and what each side holds.
+#[derive(Clone, Debug, Serialize)]
+pub struct MorrisBoard {
+    pub white: Vec<String>,
+    pub black: Vec<String>,
+    /// Stones still to place.
+    pub hand: ByColour<u8>,
+    /// Whether the side may fly (three stones left, Nine Men's Morris).
+    pub flies: ByColour<bool>,
+}
+
+impl MorrisBoard {
+    pub fn of(pos: &Position) -> MorrisBoard {
+        let geo = pos.geometry();
+        let names = |c: Color| {
+            geometry::points(pos.stones(c))
+                .map(|p| geo.name(p))
+                .collect()
+        };
+        MorrisBoard {
+            white: names(Color::White),
+            black: names(Color::Black),
+            hand: ByColour {
+                white: pos.hand(Color::White),
+                black: pos.hand(Color::Black),
+            },
+            flies: ByColour {
+                white: pos.flies(Color::White),
+                black: pos.flies(Color::Black),
+            },
+        }
+    }
+}
+
+/// One whole turn of the move list.
+#[derive(Clone, Debug, Serialize)]
+pub struct TurnView {
+    pub player: Color,
+    /// E.g. `d2` or `d2-d3 xb4`.
+    pub text: String,
+}
+
+/// A Morris game as the API returns it.
+#[derive(Clone, Debug, Serialize)]
+pub struct MorrisView {
+    pub id: String,
+    /// `nine`, `six` or `three`.
+    pub variant: &'static str,
+    pub title: String,
+    pub human: Color,
+    pub opponent: String,
+    /// Decisions made so far.
+    pub ply: u32,
+    /// `None` once the game is over.
+    pub to_act: Option<Color>,
+    /// See [`phase`].
+    pub phase: &'static str,
+    pub engine_to_act: bool,
+    pub thinking: bool,
+    pub board: MorrisBoard,
+    /// The legal decisions now.
+    pub legal: Vec<String>,
+    /// Every decision so far.
+    pub history: Vec<String>,
+    /// The decisions as whole turns.
+    pub turns: Vec<TurnView>,
+    pub last: Option<String>,
+    /// Moves since the last placement or removal (the no-progress draw).
+    pub quiet_moves: u16,
+    /// How often this position has occurred (threefold repetition).
+    pub repetitions: u8,
+    pub outcome: Option<OutcomeView>,
+    pub can_undo: bool,
+}
+
+/// A variant's board for drawing: points on the grid, the lines between
+/// neighbours, and the mills.
+#[derive(Clone, Debug, Serialize)]
+pub struct BoardGeometry {
+    pub variant: &'static str,
+    pub title: String,
+    /// Points per side of the square grid (7, 5, 3).
+    pub side: usize,
+    pub points: Vec<GridPoint>,
+    /// Neighbouring points, each pair once: the drawn lines.
+    pub lines: Vec<[String; 2]>,
+    pub mills: Vec<Vec<String>>,
+    /// Stones each side places.
+    pub stones: u8,
+    pub flying: bool,
+    /// A line of three wins at once (Three Men's Morris).
+    pub line_wins: bool,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct GridPoint {
+    pub name: String,
+    /// From the left, from 0.
+    pub col: u8,
+    /// From the bottom, from 0.
+    pub row: u8,
+}
+
+impl BoardGeometry {
+    pub fn of(variant: Variant) -> BoardGeometry {
+        let geo = variant.geometry();
+        let all = || geometry::points(geo.all);
+        let points = all()
+            .map(|p| {
+                let (col, row) = geo.coords[p.index()];
+                GridPoint {
+                    name: geo.name(p),
+                    col,
+                    row,
+                }
+            })
+            .collect();
+        let mut lines = Vec::new();
+        for p in all() {
+            for q in geometry::points(geo.adjacent[p.index()]) {
+                if p < q {
+                    lines.push([geo.name(p), geo.name(q)]);
+                }
+            }
+        }
+        let mills = geo
+            .mills
+            .iter()
+            .map(|&m| geometry::points(m).map(|p| geo.name(p)).collect())
+            .collect();
+        BoardGeometry {
+            variant: variant.name(),
+            title: title(variant),
+            side: geo.side,
+            points,
+            lines,
+            mills,
+            stones: geo.stones,
+            flying: geo.flying,
+            line_wins: geo.mill_wins,
+        }
+    }
+}
