@@ -80,11 +80,20 @@ function renderBoard(marks, best) {
   if (!layers) return;
   const { pos } = layers;
   layers.stones.innerHTML = ""; layers.marks.innerHTML = ""; layers.best.innerHTML = "";
+  const last = lastTurn();
+  if (last.from) {
+    const [x1, y1] = pos[last.from], [x2, y2] = pos[last.to];
+    el("line", { class: "last-move", x1, y1, x2, y2 }, layers.stones);
+  }
   for (const color of ["white", "black"]) {
     for (const p of game.board[color]) {
       const [x, y] = pos[p];
-      el("circle", { class: `stone ${color}` + (game.last && lastPoints().includes(p) ? " last" : ""), cx: x, cy: y, r: 0.27, "data-stone": color, "data-at": p }, layers.stones);
+      el("circle", { class: `stone ${color}` + (p === last.to ? " last" : ""), cx: x, cy: y, r: 0.27, "data-stone": color, "data-at": p }, layers.stones);
     }
+  }
+  if (last.taken) {
+    const [x, y] = pos[last.taken], d = 0.14;
+    el("path", { class: "taken", d: `M${x - d} ${y - d}L${x + d} ${y + d}M${x - d} ${y + d}L${x + d} ${y - d}` }, layers.stones);
   }
   for (const [p, kind] of Object.entries(marks)) {
     const [x, y] = pos[p];
@@ -108,10 +117,16 @@ function renderBoard(marks, best) {
   }
 }
 
-function lastPoints() {
-  const l = game.last || "";
-  if (l.startsWith("x")) return [];
-  return l.includes("-") ? [l.split("-")[1]] : [l];
+/** The last whole turn: where its stone went, where from, what it took. */
+function lastTurn() {
+  const t = game.turns.length ? game.turns[game.turns.length - 1].text.split(" ") : [];
+  const out = { to: null, from: null, taken: null };
+  for (const a of t) {
+    if (a.startsWith("x")) out.taken = a.slice(1);
+    else if (a.includes("-")) [out.from, out.to] = a.split("-");
+    else out.to = a;
+  }
+  return out;
 }
 
 function onPoint(p) {
@@ -334,6 +349,14 @@ async function init() {
   try {
     config = await api("GET", "/api/morris/config");
   } catch (e) { showError(e); }
+  for (const p of (config ? config.players : [])) {
+    const li = document.createElement("li");
+    const keys = p.keys.map(k => `${k.key}: ${k.about}`).join("; ");
+    li.innerHTML = "<code></code> ";
+    li.firstChild.textContent = p.name + (p.keys.length ? ":" + p.keys.map(k => `${k.key}=…`).join(",") : "");
+    li.appendChild(document.createTextNode(p.about + (keys ? ` (${keys})` : "")));
+    $("spec-kinds").appendChild(li);
+  }
   $("ng-variant").addEventListener("change", () => fillSuggestions($("ng-variant").value, false));
   $("new-form").addEventListener("submit", newGame);
   $("undo-btn").addEventListener("click", undo);
