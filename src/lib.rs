@@ -1,9 +1,12 @@
-//! yinsh-zero: an AlphaZero-style self-play trainer for the board game YINSH.
+//! yinsh-zero: an AlphaZero-style self-play trainer for board games, YINSH
+//! first, the Morris family beside it (with a perfect-play database to
+//! measure the trainer against).
 //!
-//! Data flows one way: [`yinsh`] (rules) -> [`encode`] -> [`mcts`] (search,
+//! Data flows one way: [`game`] (the interface every game implements;
+//! [`yinsh`] and [`morris`] are games) -> [`encode`] -> [`mcts`] (search,
 //! behind the [`evaluator`] trait, answered by [`nn`]) -> [`selfplay`]
-//! records -> [`replay`] -> training -> checkpoint -> evaluation in the
-//! [`arena`].
+//! records -> [`replay`] -> training -> [`checkpoint`] -> evaluation in the
+//! [`arena`]. `docs/architecture.md` draws the rooms and how to add a game.
 
 pub mod arena;
 pub mod bench;

@@ -300,7 +300,8 @@ fn perft_from_random_positions_matches_the_independent_rules() {
     let mut flying = 0;
     while flying < 20 {
         let mut pos = game(Variant::Nine).start();
-        while !pos.is_over() && !(pos.flies(pos.to_act()) && !pos.removing()) {
+        let ready = |p: &Position| p.flies(p.to_act()) && !p.removing();
+        while !pos.is_over() && !ready(&pos) {
             let legal = pos.legal_actions();
             pos.play_unchecked(legal[rng.random_range(0..legal.len())]);
         }

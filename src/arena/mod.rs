@@ -25,6 +25,7 @@ mod game;
 mod greedy;
 mod matches;
 pub mod minimax;
+pub mod morris_grade;
 mod morris_perfect;
 mod morris_players;
 pub mod net_player;

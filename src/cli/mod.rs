@@ -11,6 +11,7 @@ mod bench;
 mod engine;
 mod evaluate;
 mod export;
+mod grade;
 mod matchcmd;
 mod morris;
 mod perft;
@@ -62,6 +63,9 @@ enum Command {
     Solve(morris::SolveArgs),
     /// Morris state numbers, positions and layers (and database look-ups).
     Morris(morris::Args),
+    /// Grade a Morris network or player against the solved database: share
+    /// of value-keeping decisions, value-head accuracy, score vs perfect play.
+    Grade(grade::Args),
 }
 
 /// `--backend`, for every command that runs a network.
@@ -118,6 +122,7 @@ pub fn main() -> ExitCode {
         Command::Serve(a) => serve::run(a),
         Command::Solve(a) => morris::solve_run(a),
         Command::Morris(a) => morris::run(a),
+        Command::Grade(a) => grade::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -344,7 +344,7 @@ impl Geometry {
     /// Whether `p` lies in a mill made entirely of `stones`.
     #[inline]
     pub fn in_mill(&self, stones: u32, p: Point) -> bool {
-        self.mills_at[p.index()].iter().any(|&m| stones & m == m)
+        self.mills_at[p.index()].iter().any(|&m| m & !stones == 0)
     }
 
     /// The stones of `stones` that an opponent's mill may remove: those in

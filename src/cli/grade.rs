@@ -1,0 +1,207 @@
+//! `yinsh-zero grade`: a Morris player's decisions against the solved
+//! database.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use anyhow::{Context, bail, ensure};
+use serde_json::json;
+
+use yinsh_zero::arena::morris_grade::{GradeOptions, GradeReport, Tally, grade};
+use yinsh_zero::arena::parse_game_player;
+use yinsh_zero::checkpoint;
+use yinsh_zero::game::Game;
+use yinsh_zero::morris::Morris;
+use yinsh_zero::morris::db::Database;
+
+use super::BackendArg;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// The network to grade (a checkpoint folder, a `best` pointer file or
+    /// a run's checkpoints folder). Its value head is graded too.
+    #[arg(long, value_name = "DIR")]
+    pub checkpoint: Option<PathBuf>,
+    /// Simulations per decision of the network's search (`net-mcts`); 0
+    /// grades the bare policy (`net-policy`).
+    #[arg(long, default_value_t = 100)]
+    pub sims: u32,
+    /// Grade this player spec instead (e.g. `alphabeta:depth=3`); with
+    /// --checkpoint the network's value head is still graded.
+    #[arg(long, value_name = "SPEC")]
+    pub player: Option<String>,
+    /// The Morris variant (default: the checkpoint's, else six).
+    #[arg(long)]
+    pub variant: Option<String>,
+    /// The database folder (default data/morris/<variant>).
+    #[arg(long, value_name = "DIR")]
+    pub db: Option<PathBuf>,
+    /// Games of the player against itself whose decisions are graded.
+    #[arg(long, default_value_t = 20)]
+    pub games: usize,
+    /// Positions from random play the player decides on.
+    #[arg(long, default_value_t = 200)]
+    pub positions: usize,
+    /// Games against the database's perfect player (colours alternated,
+    /// from the empty board).
+    #[arg(long, default_value_t = 20)]
+    pub vs_perfect: usize,
+    /// Random decisions opening each of the player's own games.
+    #[arg(long, default_value_t = 2)]
+    pub opening: u32,
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// Print up to ten value-losing decisions.
+    #[arg(long)]
+    pub mistakes: bool,
+    #[command(flatten)]
+    pub backend: BackendArg,
+}
+
+fn tally_line(name: &str, t: &Tally) -> String {
+    let pct = |x: f64| {
+        if x.is_nan() {
+            "-".to_string()
+        } else {
+            format!("{:.1}%", 100.0 * x)
+        }
+    };
+    format!(
+        "{name:<18} {:>6} decisions: {} keep the value, {} optimal; critical {}/{} = {}{}",
+        t.decisions,
+        pct(t.preserving_share()),
+        pct(t.optimal_share()),
+        t.critical_preserving,
+        t.critical,
+        pct(t.critical_share()),
+        if t.unsolved > 0 {
+            format!(" ({} outside the solved layers)", t.unsolved)
+        } else {
+            String::new()
+        }
+    )
+}
+
+fn print_text(player: &str, report: &GradeReport, mistakes: bool) {
+    println!("graded: {player}");
+    println!("{}", tally_line("own games", &report.own_games));
+    println!(
+        "{}",
+        tally_line("random positions", &report.random_positions)
+    );
+    if let Some(v) = &report.value_head {
+        println!(
+            "value head         {:>6} positions: {:.1}% right (win/draw/loss, rows truth, columns guess: {:?})",
+            v.positions(),
+            100.0 * v.accuracy(),
+            v.confusion
+        );
+    }
+    let p = &report.versus_perfect;
+    let n = p.wins + p.draws + p.losses;
+    if n > 0 {
+        println!(
+            "vs perfect         {n:>6} games: {} wins, {} draws, {} losses (score {:.1}%; a draw is the best possible)",
+            p.wins,
+            p.draws,
+            p.losses,
+            100.0 * (f64::from(p.wins) + 0.5 * f64::from(p.draws)) / f64::from(n)
+        );
+    }
+    if mistakes {
+        for m in &report.mistakes {
+            println!("\n{m}");
+        }
+    }
+}
+
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let checkpoint = args
+        .checkpoint
+        .as_deref()
+        .map(checkpoint::resolve)
+        .transpose()
+        .context("--checkpoint")?;
+    let meta = checkpoint
+        .as_deref()
+        .map(checkpoint::read_meta)
+        .transpose()?;
+    if let Some(m) = &meta {
+        ensure!(
+            m.game == Morris::NAME,
+            "the checkpoint plays {}, not morris: grade needs a Morris network",
+            m.game
+        );
+    }
+    let variant = match (&args.variant, &meta) {
+        (Some(v), _) => v.clone(),
+        (None, Some(m)) => m.variant.clone(),
+        (None, None) => "six".into(),
+    };
+    let game = Morris::with_variant(&variant).map_err(anyhow::Error::msg)?;
+    let spec = match (&args.player, &checkpoint) {
+        (Some(s), _) => s.clone(),
+        (None, Some(c)) if args.sims == 0 => format!("net-policy:checkpoint={}", c.display()),
+        (None, Some(c)) => format!("net-mcts:checkpoint={},sims={}", c.display(), args.sims),
+        (None, None) => bail!("give --checkpoint (a network to grade) or --player SPEC"),
+    };
+    // Fail on a bad spec before the database loads.
+    parse_game_player(&game, &spec, 0).with_context(|| format!("player `{spec}`"))?;
+    let dir = args
+        .db
+        .clone()
+        .unwrap_or_else(|| Database::default_dir(game.rules));
+    let missing = || {
+        format!(
+            "no {variant} database at {} (make it: yinsh-zero solve --variant {variant})",
+            dir.display()
+        )
+    };
+    let db = Arc::new(Database::open(&dir, game.rules).with_context(missing)?);
+    ensure!(db.layers().next().is_some(), missing());
+    let mut head = match &checkpoint {
+        Some(c) => {
+            let backend = args.backend.choose(yinsh_zero::nn::BackendKind::Flex);
+            Some(checkpoint::load_evaluator(&game, c, backend)?)
+        }
+        None => None,
+    };
+    let opts = GradeOptions {
+        own_games: args.games,
+        random_positions: args.positions,
+        perfect_games: args.vs_perfect,
+        random_opening: args.opening,
+        seed: args.seed,
+    };
+    let mut make = |seed: u64| parse_game_player(&game, &spec, seed).map_err(|e| e.to_string());
+    let report = grade(
+        &game,
+        &db,
+        &mut make,
+        head.as_mut()
+            .map(|h| h as &mut dyn yinsh_zero::evaluator::Evaluator<_>),
+        &opts,
+    )?;
+    if args.json {
+        println!(
+            "{}",
+            json!({
+                "player": spec,
+                "variant": variant,
+                "own_games": report.own_games,
+                "own_games_preserving_share": report.own_games.preserving_share(),
+                "random_positions": report.random_positions,
+                "random_positions_preserving_share": report.random_positions.preserving_share(),
+                "value_head": report.value_head,
+                "value_head_accuracy": report.value_head.as_ref().map(|v| v.accuracy()),
+                "versus_perfect": report.versus_perfect,
+            })
+        );
+    } else {
+        print_text(&spec, &report, args.mistakes);
+    }
+    Ok(())
+}

@@ -1,0 +1,140 @@
+//! `grade`: players measured against a solved database (Three Men's
+//! Morris, solved here into a temporary folder).
+
+use std::path::Path;
+use std::process::Command;
+use std::sync::{Arc, OnceLock};
+
+use yinsh_zero::arena::morris_grade::{GradeOptions, grade};
+use yinsh_zero::arena::parse_game_player;
+use yinsh_zero::morris::db::Database;
+use yinsh_zero::morris::solve::{SolveOptions, solve};
+use yinsh_zero::morris::{Morris, Variant};
+
+fn three_db() -> &'static Path {
+    static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let d = tempfile::tempdir().unwrap();
+        let opts = SolveOptions {
+            variant: Variant::Three,
+            dir: d.path().to_path_buf(),
+            max_stones: None,
+        };
+        solve(&opts, |_| {}).unwrap();
+        d
+    })
+    .path()
+}
+
+fn options() -> GradeOptions {
+    GradeOptions {
+        own_games: 6,
+        random_positions: 150,
+        perfect_games: 6,
+        random_opening: 2,
+        seed: 3,
+    }
+}
+
+#[test]
+fn the_perfect_player_keeps_every_value_and_random_play_does_not() {
+    let game = Morris::new(Variant::Three);
+    let db = Arc::new(Database::open(three_db(), Variant::Three).unwrap());
+    let spec = format!("perfect:db={}", three_db().display());
+    let mut perfect = |seed| parse_game_player(&game, &spec, seed).map_err(|e| e.to_string());
+    let r = grade(&game, &db, &mut perfect, None, &options()).unwrap();
+    assert_eq!(r.random_positions.decisions, 150);
+    assert_eq!(r.random_positions.preserving, 150);
+    assert_eq!(r.random_positions.optimal, 150);
+    assert!(r.own_games.decisions > 0);
+    assert_eq!(r.own_games.preserving, r.own_games.decisions);
+    assert!(r.random_positions.critical > 0, "{:?}", r.random_positions);
+    assert!(r.mistakes.is_empty());
+    // Perfect against perfect: never a loss for either (the first player
+    // wins Three Men's Morris, so each side wins its White games).
+    let v = &r.versus_perfect;
+    assert_eq!(v.wins + v.draws + v.losses, 6);
+    assert_eq!(v.wins, v.losses, "{v:?}");
+
+    let mut random = |seed| parse_game_player(&game, "random", seed).map_err(|e| e.to_string());
+    let r = grade(&game, &db, &mut random, None, &options()).unwrap();
+    let t = &r.random_positions;
+    assert!(t.preserving < t.decisions, "{t:?}");
+    assert!(t.critical_preserving < t.critical, "{t:?}");
+    assert!(!r.mistakes.is_empty());
+    assert!(r.mistakes[0].contains("played"), "{}", r.mistakes[0]);
+    assert!(r.versus_perfect.losses > 0, "{:?}", r.versus_perfect);
+}
+
+#[test]
+fn the_grade_command_reports_and_refuses_what_it_cannot_grade() {
+    let bin = env!("CARGO_BIN_EXE_yinsh-zero");
+    let db = three_db().display().to_string();
+    let out = Command::new(bin)
+        .args([
+            "grade",
+            "--variant",
+            "three",
+            "--db",
+            &db,
+            "--player",
+            "alphabeta:depth=2",
+        ])
+        .args([
+            "--games",
+            "2",
+            "--positions",
+            "40",
+            "--vs-perfect",
+            "2",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(j["random_positions"]["decisions"], 40);
+    let share = j["random_positions_preserving_share"].as_f64().unwrap();
+    assert!((0.0..=1.0).contains(&share), "{j}");
+    assert_eq!(
+        j["versus_perfect"]["wins"].as_u64().unwrap()
+            + j["versus_perfect"]["draws"].as_u64().unwrap()
+            + j["versus_perfect"]["losses"].as_u64().unwrap(),
+        2
+    );
+
+    let empty = tempfile::tempdir().unwrap();
+    let out = Command::new(bin)
+        .args(["grade", "--variant", "six", "--player", "random", "--db"])
+        .arg(empty.path())
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("yinsh-zero solve --variant six"), "{err}");
+
+    let out = Command::new(bin)
+        .args(["grade", "--variant", "three", "--db", &db])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--checkpoint"), "{err}");
+    let out = Command::new(bin)
+        .args([
+            "grade",
+            "--variant",
+            "three",
+            "--db",
+            &db,
+            "--player",
+            "greedy",
+        ])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("greedy"), "{err}");
+}
