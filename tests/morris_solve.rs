@@ -611,3 +611,88 @@ fn best_actions_keep_the_value() {
         assert_eq!(after.plies + 1, v.plies);
     }
 }
+
+fn cli(args: &[&str]) -> (bool, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_yinsh-zero"))
+        .args(args)
+        .output()
+        .unwrap();
+    let text =
+        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    (out.status.success(), text)
+}
+
+#[test]
+fn commands_solve_number_and_name_bad_input() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = tmp.path().join("three");
+    let db = db.to_str().unwrap();
+    let (ok, out) = cli(&["solve", "--variant", "three", "--db", db, "--threads", "1"]);
+    assert!(ok, "{out}");
+    assert!(out.contains("start position: win in 9"), "{out}");
+    assert!(
+        out.contains("681 symmetry-reduced, 4974 unreduced"),
+        "{out}"
+    );
+    let (ok, out) = cli(&["solve", "--variant", "three", "--db", db]);
+    assert!(ok && out.matches("(kept)").count() == 7, "{out}");
+
+    let (ok, out) = cli(&[
+        "morris",
+        "index",
+        "--variant",
+        "three",
+        "W...B..BW w 1 1",
+        "--db",
+        db,
+    ]);
+    assert!(ok, "{out}");
+    assert!(
+        out.contains("state number 423") && out.contains("value for white: draw"),
+        "{out}"
+    );
+    let (ok, out) = cli(&[
+        "morris",
+        "position",
+        "--variant",
+        "three",
+        "423",
+        "--db",
+        db,
+    ]);
+    assert!(
+        ok && out.contains("layer 2:2 in hand 1:1, index 87"),
+        "{out}"
+    );
+    let (ok, out) = cli(&["morris", "position", "--variant", "three", "498"]);
+    assert!(
+        !ok && out.contains("state number 498 is out of range"),
+        "{out}"
+    );
+    let (ok, out) = cli(&["morris", "index", "--variant", "three", "W...B..B w 1 1"]);
+    assert!(
+        !ok && out.contains("W...B..B w 1 1") && out.contains("9 points"),
+        "{out}"
+    );
+    let (ok, out) = cli(&["morris", "layers", "--variant", "six"]);
+    assert!(
+        ok && out.contains("146 layers, 3142031 states (49986423 unreduced)"),
+        "{out}"
+    );
+
+    std::fs::write(
+        tmp.path().join("three").join("layer-3-3-0-0.mdb"),
+        b"MORRISDB",
+    )
+    .unwrap();
+    let (ok, out) = cli(&[
+        "morris",
+        "index",
+        "--variant",
+        "three",
+        "WW.B.B.BW w",
+        "--db",
+        db,
+    ]);
+    assert!(ok && out.contains("layer-3-3-0-0.mdb: truncated"), "{out}");
+}
