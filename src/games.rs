@@ -9,11 +9,12 @@
 
 use crate::arena::GamePlayers;
 use crate::game::Game;
+use crate::grid::Grid;
 use crate::morris::Morris;
 use crate::yinsh::Yinsh;
 
 /// The games [`with_game`] knows, by name.
-pub const GAMES: &[&str] = &[Yinsh::NAME, Morris::NAME];
+pub const GAMES: &[&str] = &[Yinsh::NAME, Morris::NAME, Grid::NAME];
 
 /// Work to do with a game whose type is known only at run time.
 pub trait GameTask {
@@ -58,6 +59,9 @@ pub fn with_game<T: GameTask>(
         }
         Morris::NAME => {
             Ok(task.run(Morris::with_variant(variant).map_err(GameChoiceError::UnknownVariant)?))
+        }
+        Grid::NAME => {
+            Ok(task.run(Grid::with_variant(variant).map_err(GameChoiceError::UnknownVariant)?))
         }
         _ => Err(GameChoiceError::UnknownGame { name: name.into() }),
     }

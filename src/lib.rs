@@ -16,6 +16,7 @@ pub mod engine;
 pub mod evaluator;
 pub mod game;
 pub mod games;
+pub mod grid;
 pub mod mcts;
 pub mod morris;
 pub mod nn;

@@ -281,6 +281,17 @@ fn another_games_run_and_network_are_refused_by_name() {
     for run in [&ttt, &yinsh] {
         assert_eq!(checkpoint::list(&run.checkpoints()).unwrap(), [0]);
     }
+    // A run that lost its config still knows its game from its checkpoints,
+    // and writes no config for another.
+    std::fs::remove_file(yinsh.config()).unwrap();
+    let e = train(&TicTacToe, &yinsh, config(2), &stopped)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("has no config, and its checkpoints play yinsh (standard), not the config's tictactoe (standard)"),
+        "{e}"
+    );
+    assert!(!yinsh.config().exists());
 
     // Each network is refused as the other game's, naming both games,
     // whether named by its folder or by its run's checkpoints folder.

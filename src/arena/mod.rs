@@ -23,6 +23,7 @@ mod duel;
 mod elo;
 mod game;
 mod greedy;
+mod grid_players;
 mod matches;
 pub mod minimax;
 pub mod morris_grade;

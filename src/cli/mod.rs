@@ -12,6 +12,7 @@ mod engine;
 mod evaluate;
 mod export;
 mod grade;
+mod grid;
 mod matchcmd;
 mod morris;
 mod perft;
@@ -66,6 +67,9 @@ enum Command {
     /// Grade a Morris network or player against the solved database: share
     /// of value-keeping decisions, value-head accuracy, score vs perfect play.
     Grade(grade::Args),
+    /// Solve the UMO 2014 grid game exactly: winner, min-max length, an
+    /// optimal line.
+    SolveGrid(grid::Args),
 }
 
 /// `--backend`, for every command that runs a network.
@@ -123,6 +127,7 @@ pub fn main() -> ExitCode {
         Command::Solve(a) => morris::solve_run(a),
         Command::Morris(a) => morris::run(a),
         Command::Grade(a) => grade::run(a),
+        Command::SolveGrid(a) => grid::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

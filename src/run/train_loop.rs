@@ -55,6 +55,21 @@ pub struct LoopSummary {
 pub fn settle_config(run: &RunDir, mut given: RunConfig) -> Result<RunConfig, LoopError> {
     let path = run.config();
     if !path.exists() {
+        // A run whose config was lost still names its game in its
+        // checkpoints: refuse another game before writing anything.
+        if let Some(&g) = checkpoint::list(&run.checkpoints())?.last() {
+            let meta = checkpoint::read_meta(&checkpoint::generation_dir(&run.checkpoints(), g))?;
+            anyhow::ensure!(
+                meta.game == given.game.name && meta.variant == given.game.variant,
+                "{} has no config, and its checkpoints play {} ({}), not the config's {} ({}): \
+                 give the run's own game, or another --run",
+                run.meta().display(),
+                meta.game,
+                meta.variant,
+                given.game.name,
+                given.game.variant
+            );
+        }
         write_atomic(&path, given.to_toml().as_bytes())?;
         return Ok(given);
     }
