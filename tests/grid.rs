@@ -289,3 +289,42 @@ fn the_solver_player_wins_as_player_2_in_8_moves() {
         rec.actions
     );
 }
+
+#[test]
+fn solve_grid_prints_the_answer_and_refuses_even_sizes() {
+    let bin = env!("CARGO_BIN_EXE_yinsh-zero");
+    let out = std::process::Command::new(bin)
+        .args(["solve-grid", "--size", "5", "9", "--json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    let rows: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(rows[0]["player1_moves"], 4);
+    assert_eq!(rows[1]["winner"], "Player 2");
+    assert_eq!(rows[1]["player1_moves"], 8);
+    assert_eq!(rows[1]["red_stones"], 15);
+    // The printed line replays to the end.
+    let g = Grid::new(9);
+    let line = g
+        .parse_game(&g.start(), rows[1]["line"].as_str().unwrap())
+        .unwrap();
+    let mut p = g.start();
+    for a in line {
+        p.play(a).unwrap();
+    }
+    assert_eq!(p.result(), Some(GameResult::Win(Color::Black)));
+    let out = std::process::Command::new(bin)
+        .args(["solve-grid", "--size", "8"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("odd"));
+}

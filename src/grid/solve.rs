@@ -313,13 +313,23 @@ impl Solver {
         out
     }
 
-    /// An optimal line from `p` to the end (the first best action each
-    /// time).
+    /// An optimal line from `p` to the end. Among equally good actions it
+    /// takes Player 2's stone nearest Green (the line then reads like the
+    /// official strategy instead of wasting stones far away).
     pub fn line(&mut self, p: &Position) -> Vec<Action> {
         let mut pos = *p;
         let mut out = Vec::new();
         while !pos.is_over() {
-            let (a, _) = self.best_actions(&pos)[0];
+            let best = self.best_actions(&pos);
+            let (a, _) = *best
+                .iter()
+                .min_by_key(|(a, _)| match a {
+                    Action::Place(s) => {
+                        pos.distance(pos.green(), pos.cell(*s).expect("on the board"))
+                    }
+                    Action::Step(_) => 0,
+                })
+                .expect("a best action");
             out.push(a);
             pos.play_unchecked(a);
         }
