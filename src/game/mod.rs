@@ -45,12 +45,14 @@
 
 mod color;
 pub mod perft;
+mod square;
 
 use std::fmt::{Debug, Display};
 use std::hash::Hash;
 use std::ops::Deref;
 
 pub use color::Color;
+pub use square::Square;
 
 /// An action that is not legal in the position it was played in.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

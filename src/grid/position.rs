@@ -11,39 +11,12 @@ use std::fmt;
 
 use arrayvec::ArrayVec;
 
+pub use crate::game::Square;
 use crate::game::{Color, GameResult, IllegalAction, State};
+use crate::util::mix64;
 
 /// The largest board side (121 points fit a `u128`).
 pub const MAX_SIDE: u8 = 11;
-
-/// A point by file (from the left, `a` = 0) and rank (from the bottom,
-/// `1` = 0).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Square {
-    pub col: u8,
-    pub row: u8,
-}
-
-impl fmt::Display for Square {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}{}", (b'a' + self.col) as char, self.row + 1)
-    }
-}
-
-impl Square {
-    /// Reads `e5`-style names.
-    pub fn parse(text: &str) -> Option<Square> {
-        let b = text.as_bytes();
-        if b.len() < 2 || !b[0].is_ascii_lowercase() || !b[1].is_ascii_digit() {
-            return None;
-        }
-        let row: u8 = text[1..].parse().ok()?;
-        Some(Square {
-            col: b[0] - b'a',
-            row: row.checked_sub(1)?,
-        })
-    }
-}
 
 /// One decision.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -378,17 +351,13 @@ impl State for Position {
     }
 
     fn key(&self) -> u64 {
-        let mix = |x: u64| {
-            let mut z = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            z ^ (z >> 31)
-        };
-        mix(self.red as u64)
-            ^ mix((self.red >> 64) as u64 ^ 0x1234_5678).rotate_left(21)
-            ^ mix(u64::from(self.green)
-                | (self.to_act.index() as u64) << 8
-                | u64::from(self.side) << 16)
+        mix64(self.red as u64)
+            ^ mix64((self.red >> 64) as u64 ^ 0x1234_5678).rotate_left(21)
+            ^ mix64(
+                u64::from(self.green)
+                    | (self.to_act.index() as u64) << 8
+                    | u64::from(self.side) << 16,
+            )
             .rotate_left(42)
     }
 }

@@ -12,6 +12,8 @@
 
 use std::fmt;
 
+pub use crate::game::Square;
+
 /// One of a board's points, by number (see the module docs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Point(pub u8);
@@ -23,38 +25,6 @@ impl Point {
 
     pub const fn bit(self) -> u32 {
         1 << self.0
-    }
-}
-
-/// A point written by its place on the grid: what actions carry, so that
-/// an action prints (`d2`) without knowing its board.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Square {
-    /// From the left, 0 = `a`.
-    pub col: u8,
-    /// From the bottom, 0 = `1`.
-    pub row: u8,
-}
-
-impl fmt::Display for Square {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}{}", (b'a' + self.col) as char, self.row + 1)
-    }
-}
-
-impl Square {
-    /// Reads `a1`-style names (any board: whether the square is a point is
-    /// the board's question).
-    pub fn parse(name: &str) -> Option<Square> {
-        let b = name.as_bytes();
-        if b.len() < 2 || !b[0].is_ascii_lowercase() || !b[1].is_ascii_digit() {
-            return None;
-        }
-        let row: u8 = name[1..].parse().ok()?;
-        Some(Square {
-            col: b[0] - b'a',
-            row: row.checked_sub(1)?,
-        })
     }
 }
 

@@ -11,6 +11,7 @@ use arrayvec::ArrayVec;
 
 use super::geometry::{Geometry, Point, Square, Variant, points};
 use crate::game::{Color, GameResult, IllegalAction, State};
+use crate::util::mix64;
 
 /// Moves (in the moving phase) without a placement or removal after which
 /// the game is drawn: long enough that no won endgame of the solved
@@ -587,13 +588,6 @@ impl State for Position {
     }
 
     fn key(&self) -> u64 {
-        let mix = |x: u64| {
-            // splitmix64's finaliser: every input bit moves every output bit.
-            let mut z = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            z ^ (z >> 31)
-        };
         let board = u64::from(self.stones[0]) | u64::from(self.stones[1]) << 32;
         let rest = u64::from(self.hand[0])
             | u64::from(self.hand[1]) << 8
@@ -602,7 +596,7 @@ impl State for Position {
             | u64::from(self.reps) << 18
             | u64::from(self.quiet) << 24
             | (self.geo.variant as u64) << 40;
-        mix(board) ^ mix(rest ^ 0x5151_5151_0000_0000).rotate_left(17)
+        mix64(board) ^ mix64(rest ^ 0x5151_5151_0000_0000).rotate_left(17)
     }
 }
 

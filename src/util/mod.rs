@@ -5,4 +5,4 @@ pub mod atomic;
 pub mod seed;
 
 pub use atomic::write_atomic;
-pub use seed::sub_seed;
+pub use seed::{mix64, sub_seed};

@@ -16,10 +16,17 @@
 pub fn sub_seed(seed: u64, index: u64) -> u64 {
     // Two rounds of the splitmix64 finaliser: nearby seeds and indices give
     // unrelated streams, which a plain `seed + index` would not.
-    splitmix(splitmix(seed) ^ index.wrapping_mul(0x9e37_79b9_7f4a_7c15))
+    mix64(mix64(seed) ^ index.wrapping_mul(0x9e37_79b9_7f4a_7c15))
 }
 
-fn splitmix(x: u64) -> u64 {
+/// The splitmix64 finaliser: every input bit moves every output bit. The
+/// games hash their positions with it.
+///
+/// ```
+/// use yinsh_zero::util::mix64;
+/// assert_ne!(mix64(1), mix64(2));
+/// ```
+pub fn mix64(x: u64) -> u64 {
     let mut z = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
     z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
