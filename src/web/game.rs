@@ -7,7 +7,8 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use serde::Serialize;
 
-use crate::arena::{Player, PlayerInfo, PlayerSpec, PlayerSpecError, parse_player, players_of};
+use super::seat::EngineSeat;
+use crate::arena::{PlayerInfo, PlayerSpec, PlayerSpecError, parse_player, players_of};
 use crate::yinsh::notation::{NotationError, format_turns, parse_action};
 use crate::yinsh::{Action, Color, Decision, Point, Position, Variant};
 
@@ -77,16 +78,8 @@ pub struct PageGame {
     actions: Vec<Action>,
     /// Leading actions that undo never takes back (a random opening).
     fixed: usize,
-    human: Color,
-    /// The bounded spec the engine was built from, or [`HUMAN`].
-    opponent: String,
-    /// `None` for two humans, and while the engine thinks (it is lent out).
-    engine: Option<Box<dyn Player<Position>>>,
-    thinking: bool,
-    seed: u64,
-    /// Bumped by every change, so a lent engine's answer can be matched to
-    /// the position it was asked about.
-    version: u64,
+    /// The human, the opponent and the engine (see [`EngineSeat`]).
+    seat: EngineSeat<Position>,
     /// The markers the last ring move flipped (for the page to show).
     flipped: Vec<Point>,
 }
@@ -94,8 +87,8 @@ pub struct PageGame {
 impl std::fmt::Debug for PageGame {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("PageGame")
-            .field("opponent", &self.opponent)
-            .field("human", &self.human)
+            .field("opponent", &self.seat.opponent())
+            .field("human", &self.seat.human())
             .field("actions", &self.actions)
             .finish_non_exhaustive()
     }
@@ -152,25 +145,20 @@ impl PageGame {
     /// [`bounded_spec`]) and built at once, so a bad spec fails here.
     pub fn new(options: &GameOptions, max_think: Duration) -> Result<PageGame, GameError> {
         let start = Position::with_variant(Variant::blitz_if(options.blitz));
-        let (opponent, engine) = if options.opponent.trim().eq_ignore_ascii_case(HUMAN) {
-            (HUMAN.to_string(), None)
-        } else {
-            let spec = bounded_spec(&options.opponent, max_think)?;
-            let mut player = parse_player(&spec, options.seed)?;
-            player.new_game(&start);
-            (spec, Some(player))
-        };
+        let seat = EngineSeat::new(
+            options.human,
+            &options.opponent,
+            options.seed,
+            &start,
+            |spec| bounded_spec(spec, max_think),
+            Box::new(parse_player),
+        )?;
         let mut game = PageGame {
             start,
             pos: start,
             actions: Vec::new(),
             fixed: 0,
-            human: options.human,
-            opponent,
-            engine,
-            thinking: false,
-            seed: options.seed,
-            version: 0,
+            seat,
             flipped: Vec::new(),
         };
         if options.random_placement {
@@ -201,44 +189,34 @@ impl PageGame {
     }
 
     pub fn human(&self) -> Color {
-        self.human
+        self.seat.human()
     }
 
     /// The engine's spec (with its time bound), or [`HUMAN`].
     pub fn opponent(&self) -> &str {
-        &self.opponent
+        self.seat.opponent()
     }
 
     pub fn has_engine(&self) -> bool {
-        self.opponent != HUMAN
+        self.seat.has_engine()
     }
 
     /// Whether the engine must make the next decision.
     pub fn engine_to_act(&self) -> bool {
-        self.has_engine() && !self.pos.is_over() && self.pos.to_act() != self.human
+        self.seat.engine_to_act(&self.pos)
     }
 
     pub fn is_thinking(&self) -> bool {
-        self.thinking
+        self.seat.is_thinking()
     }
 
     /// Plays the human's decision, written in single-decision notation
     /// (`e3`, `a2-h9`, `xg5-g9`, `xa5`, `pass`). On any error the game is
     /// unchanged.
     pub fn play(&mut self, text: &str) -> Result<Action, GameError> {
-        if self.thinking {
-            return Err(GameError::EngineBusy);
-        }
-        if self.pos.is_over() {
-            return Err(GameError::GameOver);
-        }
-        if self.engine_to_act() {
-            return Err(GameError::EngineToAct(self.pos.to_act()));
-        }
+        self.seat.check_human_turn(&self.pos)?;
         let action = parse_action(&self.pos, text.trim())?;
-        if let Some(engine) = &mut self.engine {
-            engine.observe(&self.pos, action);
-        }
+        self.seat.observe(&self.pos, action);
         self.apply(action);
         Ok(action)
     }
@@ -246,67 +224,29 @@ impl PageGame {
     /// Lends the engine out to think about the current position, off the
     /// game's lock. Give it back with [`PageGame::finish_engine`].
     pub fn begin_engine(&mut self) -> Result<EngineJob, GameError> {
-        if !self.has_engine() {
-            return Err(GameError::NoEngine);
-        }
-        if self.thinking {
-            return Err(GameError::EngineBusy);
-        }
-        if self.pos.is_over() {
-            return Err(GameError::GameOver);
-        }
-        if !self.engine_to_act() {
-            return Err(GameError::HumanToAct(self.pos.to_act()));
-        }
-        let player = self.engine.take().ok_or(GameError::EngineBusy)?;
-        self.thinking = true;
-        Ok(EngineJob {
-            player,
-            pos: self.pos,
-            engine: self.pos.to_act(),
-            version: self.version,
-            spec: self.opponent.clone(),
-        })
+        self.seat.lend(&self.pos)
     }
 
     /// Takes the engine back with the decisions it made; they are played if
     /// the game has not changed meanwhile.
     pub fn finish_engine(&mut self, done: EngineDone) -> Result<Vec<Action>, GameError> {
-        self.thinking = false;
-        match done.result {
-            Ok(actions) if done.version == self.version => {
-                self.engine = Some(done.player);
-                for &a in &actions {
-                    self.apply(a);
-                }
-                Ok(actions)
-            }
-            Ok(_) => {
-                // Cannot happen while `thinking` guards every change, but a
-                // stale answer must never be played on another position.
-                self.rebuild_engine();
-                Err(GameError::EngineBusy)
-            }
-            Err(e) => {
-                self.rebuild_engine();
-                Err(e)
-            }
+        let actions = self.seat.take_back(done, &self.start, &self.actions)?;
+        for &a in &actions {
+            self.apply(a);
         }
+        Ok(actions)
     }
 
     /// The lent engine never came back (it panicked): the game stays as it
     /// was, with a fresh engine.
     pub fn engine_lost(&mut self) {
-        self.thinking = false;
-        self.rebuild_engine();
+        self.seat.lost(&self.start, &self.actions);
     }
 
     /// Takes back decisions up to and including the human's last one, so
     /// the human decides again. Never undoes a random opening.
     pub fn undo(&mut self) -> Result<usize, GameError> {
-        if self.thinking {
-            return Err(GameError::EngineBusy);
-        }
+        self.seat.check_idle()?;
         let mut replay = self.replay_positions();
         let mut undone = 0;
         // Pop until the last popped decision was the human's (any decision
@@ -315,7 +255,7 @@ impl PageGame {
             self.actions.pop();
             let before = replay.pop().expect("one position per action");
             undone += 1;
-            if !self.has_engine() || before.to_act() == self.human {
+            if !self.has_engine() || before.to_act() == self.human() {
                 break;
             }
         }
@@ -323,9 +263,8 @@ impl PageGame {
             return Err(GameError::NothingToUndo);
         }
         self.pos = self.position_after(self.actions.len());
-        self.version += 1;
         self.flipped.clear();
-        self.rebuild_engine();
+        self.seat.undone(&self.start, &self.actions);
         Ok(undone)
     }
 
@@ -348,30 +287,11 @@ impl PageGame {
         pos
     }
 
-    /// A fresh engine that has followed the game so far.
-    fn rebuild_engine(&mut self) {
-        if !self.has_engine() {
-            return;
-        }
-        let seed = self.seed ^ self.version.wrapping_mul(0x9e37_79b9_7f4a_7c15);
-        let Ok(mut player) = parse_player(&self.opponent, seed) else {
-            // The spec parsed when the game was made; it cannot fail now.
-            return;
-        };
-        player.new_game(&self.start);
-        let mut pos = self.start;
-        for &a in &self.actions {
-            player.observe(&pos, a);
-            pos.play_unchecked(a);
-        }
-        self.engine = Some(player);
-    }
-
     fn apply(&mut self, action: Action) {
         let before = self.pos;
         self.pos.play_unchecked(action);
         self.actions.push(action);
-        self.version += 1;
+        self.seat.changed();
         self.flipped = match action {
             Action::Move { from, .. } => Point::all()
                 .filter(|&p| p != from)
@@ -393,13 +313,13 @@ impl PageGame {
         GameView {
             id: id.to_string(),
             variant: pos.variant().name(),
-            human: self.human,
-            opponent: self.opponent.clone(),
+            human: self.human(),
+            opponent: self.opponent().to_string(),
             turn: pos.turn(),
             to_act: (!pos.is_over()).then(|| pos.to_act()),
             decision: pos.decision(),
             engine_to_act: self.engine_to_act(),
-            thinking: self.thinking,
+            thinking: self.is_thinking(),
             board: BoardView::of(pos),
             legal: if pos.is_over() {
                 Vec::new()
@@ -416,7 +336,7 @@ impl PageGame {
                 reason: o.reason.name(),
                 text: outcome_text(&o),
             }),
-            can_undo: self.actions.len() > self.fixed && !self.thinking,
+            can_undo: self.actions.len() > self.fixed && !self.is_thinking(),
         }
     }
 }
@@ -436,51 +356,11 @@ pub fn outcome_text(o: &crate::yinsh::Outcome) -> String {
     }
 }
 
-/// An engine lent out to think, with what it is asked about.
-pub struct EngineJob {
-    player: Box<dyn Player<Position>>,
-    pos: Position,
-    engine: Color,
-    version: u64,
-    spec: String,
-}
+/// A YINSH engine lent out to think, with what it is asked about.
+pub type EngineJob = super::seat::EngineJob<Position>;
 
-/// What a lent engine brings back.
-pub struct EngineDone {
-    player: Box<dyn Player<Position>>,
-    version: u64,
-    result: Result<Vec<Action>, GameError>,
-}
-
-impl EngineJob {
-    /// Makes every decision that falls to the engine in a row (a move, its
-    /// rows and rings), stopping when the human must decide or the game
-    /// ends. Runs without the game's lock; call it off the async threads.
-    pub fn run(mut self) -> EngineDone {
-        let mut actions = Vec::new();
-        let mut pos = self.pos;
-        let mut result = Ok(());
-        while !pos.is_over() && pos.to_act() == self.engine {
-            let a = self.player.choose(&pos);
-            if let Err(e) = pos.clone().play(a) {
-                result = Err(GameError::EngineBug {
-                    spec: self.spec.clone(),
-                    action: a.to_string(),
-                    why: e.reason,
-                });
-                break;
-            }
-            self.player.observe(&pos, a);
-            pos.play_unchecked(a);
-            actions.push(a);
-        }
-        EngineDone {
-            player: self.player,
-            version: self.version,
-            result: result.map(|()| actions),
-        }
-    }
-}
+/// What a lent YINSH engine brings back.
+pub type EngineDone = super::seat::EngineDone<Position>;
 
 /// The board for the page: points as lower-case names.
 #[derive(Clone, Debug, Serialize)]

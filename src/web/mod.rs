@@ -34,6 +34,7 @@ mod morris;
 mod morris_api;
 mod morris_db;
 mod run_view;
+mod seat;
 mod server;
 
 pub use analysis::{

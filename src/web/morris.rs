@@ -1,15 +1,16 @@
 //! One Morris game on the server (Nine, Six or Three Men's Morris): the
 //! decisions so far, who the human is, and the engine opponent that
-//! follows the game. The engine is lent out to think off the game's lock,
-//! as in [`super::PageGame`].
+//! follows the game. The engine is lent out to think off the game's lock
+//! by the same [`EngineSeat`] as [`super::PageGame`]'s.
 
 use std::path::Path;
 use std::time::Duration;
 
 use serde::Serialize;
 
-use super::game::{ByColour, GameError, HUMAN, OutcomeView, bounded_spec_among};
-use crate::arena::{Player, PlayerSpec, parse_game_player, players_of};
+use super::game::{ByColour, GameError, OutcomeView, bounded_spec_among};
+use super::seat::EngineSeat;
+use crate::arena::{PlayerSpec, parse_game_player, players_of};
 use crate::game::{Color, GameResult, State};
 use crate::morris::{Action, Morris, Position, Square, Variant, geometry};
 
@@ -103,24 +104,16 @@ pub struct MorrisGame {
     /// the position now.
     positions: Vec<Position>,
     actions: Vec<Action>,
-    human: Color,
-    /// The bounded spec the engine was built from, or [`HUMAN`].
-    opponent: String,
-    /// `None` for two humans, and while the engine thinks (it is lent out).
-    engine: Option<Box<dyn Player<Position>>>,
-    thinking: bool,
-    seed: u64,
-    /// Bumped by every change, so that a lent engine's answer is matched
-    /// to the position it was asked about.
-    version: u64,
+    /// The human, the opponent and the engine (see [`EngineSeat`]).
+    seat: EngineSeat<Position>,
 }
 
 impl std::fmt::Debug for MorrisGame {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("MorrisGame")
             .field("variant", &self.game.rules)
-            .field("opponent", &self.opponent)
-            .field("human", &self.human)
+            .field("opponent", &self.seat.opponent())
+            .field("human", &self.seat.human())
             .field("actions", &self.actions)
             .finish_non_exhaustive()
     }
@@ -137,24 +130,19 @@ impl MorrisGame {
     ) -> Result<MorrisGame, GameError> {
         let game = Morris::new(options.variant);
         let start = Position::start(options.variant);
-        let (opponent, engine) = if options.opponent.trim().eq_ignore_ascii_case(HUMAN) {
-            (HUMAN.to_string(), None)
-        } else {
-            let spec = morris_spec(&options.opponent, max_think, db_dir)?;
-            let mut player = parse_game_player(&game, &spec, options.seed)?;
-            player.new_game(&start);
-            (spec, Some(player))
-        };
+        let seat = EngineSeat::new(
+            options.human,
+            &options.opponent,
+            options.seed,
+            &start,
+            |spec| morris_spec(spec, max_think, db_dir),
+            Box::new(move |spec: &str, seed| parse_game_player(&game, spec, seed)),
+        )?;
         Ok(MorrisGame {
             game,
             positions: vec![start],
             actions: Vec::new(),
-            human: options.human,
-            opponent,
-            engine,
-            thinking: false,
-            seed: options.seed,
-            version: 0,
+            seat,
         })
     }
 
@@ -173,44 +161,34 @@ impl MorrisGame {
     }
 
     pub fn human(&self) -> Color {
-        self.human
+        self.seat.human()
     }
 
-    /// The engine's spec (with its time bound), or [`HUMAN`].
+    /// The engine's spec (with its time bound), or [`super::HUMAN`].
     pub fn opponent(&self) -> &str {
-        &self.opponent
+        self.seat.opponent()
     }
 
     pub fn has_engine(&self) -> bool {
-        self.opponent != HUMAN
+        self.seat.has_engine()
     }
 
     /// Whether the engine must make the next decision.
     pub fn engine_to_act(&self) -> bool {
-        let pos = self.position();
-        self.has_engine() && !pos.is_over() && pos.to_act() != self.human
+        self.seat.engine_to_act(self.position())
     }
 
     pub fn is_thinking(&self) -> bool {
-        self.thinking
+        self.seat.is_thinking()
     }
 
     /// Plays the human's decision (`d2`, `d2-d3`, `xd5`). On any error the
     /// game is unchanged.
     pub fn play(&mut self, text: &str) -> Result<Action, GameError> {
-        if self.thinking {
-            return Err(GameError::EngineBusy);
-        }
-        if self.position().is_over() {
-            return Err(GameError::GameOver);
-        }
-        if self.engine_to_act() {
-            return Err(GameError::EngineToAct(self.position().to_act()));
-        }
+        self.seat.check_human_turn(self.position())?;
         let action = parse_action(self.position(), text)?;
-        if let Some(engine) = &mut self.engine {
-            engine.observe(self.positions.last().expect("a position"), action);
-        }
+        let pos = self.positions.last().expect("a position");
+        self.seat.observe(pos, action);
         self.apply(action);
         Ok(action)
     }
@@ -218,65 +196,33 @@ impl MorrisGame {
     /// Lends the engine out to think about the current position, off the
     /// game's lock. Give it back with [`MorrisGame::finish_engine`].
     pub fn begin_engine(&mut self) -> Result<MorrisEngineJob, GameError> {
-        if !self.has_engine() {
-            return Err(GameError::NoEngine);
-        }
-        if self.thinking {
-            return Err(GameError::EngineBusy);
-        }
-        if self.position().is_over() {
-            return Err(GameError::GameOver);
-        }
-        if !self.engine_to_act() {
-            return Err(GameError::HumanToAct(self.position().to_act()));
-        }
-        let player = self.engine.take().ok_or(GameError::EngineBusy)?;
-        self.thinking = true;
-        Ok(MorrisEngineJob {
-            player,
-            pos: self.position().clone(),
-            version: self.version,
-            spec: self.opponent.clone(),
-        })
+        let pos = self.positions.last().expect("a position");
+        self.seat.lend(pos)
     }
 
     /// Takes the engine back with the decisions it made; they are played
     /// if the game has not changed meanwhile.
     pub fn finish_engine(&mut self, done: MorrisEngineDone) -> Result<Vec<Action>, GameError> {
-        self.thinking = false;
-        match done.result {
-            Ok(actions) if done.version == self.version => {
-                self.engine = Some(done.player);
-                for &a in &actions {
-                    self.apply(a);
-                }
-                Ok(actions)
-            }
-            Ok(_) => {
-                self.rebuild_engine();
-                Err(GameError::EngineBusy)
-            }
-            Err(e) => {
-                self.rebuild_engine();
-                Err(e)
-            }
+        let actions = self
+            .seat
+            .take_back(done, &self.positions[0], &self.actions)?;
+        for &a in &actions {
+            self.apply(a);
         }
+        Ok(actions)
     }
 
     /// The lent engine never came back (it panicked): the game stays as it
     /// was, with a fresh engine.
     pub fn engine_lost(&mut self) {
-        self.thinking = false;
-        self.rebuild_engine();
+        self.seat.lost(&self.positions[0], &self.actions);
     }
 
     /// Takes back the human's last whole turn (its removal included) and
     /// the engine's turns after it, so the human decides again; in a game
     /// of two humans, the last whole turn.
     pub fn undo(&mut self) -> Result<usize, GameError> {
-        if self.thinking {
-            return Err(GameError::EngineBusy);
-        }
+        self.seat.check_idle()?;
         if !self.human_has_acted() {
             return Err(GameError::NothingToUndo);
         }
@@ -287,15 +233,14 @@ impl MorrisGame {
             let before = self.position();
             // `before` started a turn (it is no pending removal): stop
             // there if that turn was the human's.
-            if !before.removing() && (!self.has_engine() || before.to_act() == self.human) {
+            if !before.removing() && (!self.has_engine() || before.to_act() == self.human()) {
                 break;
             }
         }
         if undone == 0 {
             return Err(GameError::NothingToUndo);
         }
-        self.version += 1;
-        self.rebuild_engine();
+        self.seat.undone(&self.positions[0], &self.actions);
         Ok(undone)
     }
 
@@ -304,24 +249,7 @@ impl MorrisGame {
         self.positions
             .iter()
             .zip(&self.actions)
-            .any(|(p, _)| !self.has_engine() || p.to_act() == self.human)
-    }
-
-    /// A fresh engine that has followed the game so far.
-    fn rebuild_engine(&mut self) {
-        if !self.has_engine() {
-            return;
-        }
-        let seed = self.seed ^ self.version.wrapping_mul(0x9e37_79b9_7f4a_7c15);
-        let Ok(mut player) = parse_game_player(&self.game, &self.opponent, seed) else {
-            // The spec built a player when the game was made.
-            return;
-        };
-        player.new_game(&self.positions[0]);
-        for (pos, &a) in self.positions.iter().zip(&self.actions) {
-            player.observe(pos, a);
-        }
-        self.engine = Some(player);
+            .any(|(p, _)| !self.has_engine() || p.to_act() == self.human())
     }
 
     fn apply(&mut self, action: Action) {
@@ -329,7 +257,7 @@ impl MorrisGame {
         next.play_unchecked(action);
         self.positions.push(next);
         self.actions.push(action);
-        self.version += 1;
+        self.seat.changed();
     }
 
     /// Everything the page shows about the game.
@@ -340,13 +268,13 @@ impl MorrisGame {
             id: id.to_string(),
             variant: self.game.rules.name(),
             title: title(self.game.rules),
-            human: self.human,
-            opponent: self.opponent.clone(),
+            human: self.human(),
+            opponent: self.opponent().to_string(),
             ply: pos.ply(),
             to_act: (!over).then(|| pos.to_act()),
             phase: phase(pos),
             engine_to_act: self.engine_to_act(),
-            thinking: self.thinking,
+            thinking: self.is_thinking(),
             board: MorrisBoard::of(pos),
             legal: pos.legal_actions().iter().map(|a| a.to_string()).collect(),
             history: self.actions.iter().map(|a| a.to_string()).collect(),
@@ -355,7 +283,7 @@ impl MorrisGame {
             quiet_moves: pos.quiet_moves(),
             repetitions: pos.repetitions(),
             outcome: outcome(pos),
-            can_undo: !self.thinking && self.human_has_acted(),
+            can_undo: !self.is_thinking() && self.human_has_acted(),
         }
     }
 }
@@ -432,51 +360,11 @@ fn turns(positions: &[Position], actions: &[Action]) -> Vec<TurnView> {
     out
 }
 
-/// An engine lent out to think, with what it is asked about.
-pub struct MorrisEngineJob {
-    player: Box<dyn Player<Position>>,
-    pos: Position,
-    version: u64,
-    spec: String,
-}
+/// A Morris engine lent out to think, with what it is asked about.
+pub type MorrisEngineJob = super::seat::EngineJob<Position>;
 
-/// What a lent engine brings back.
-pub struct MorrisEngineDone {
-    player: Box<dyn Player<Position>>,
-    version: u64,
-    result: Result<Vec<Action>, GameError>,
-}
-
-impl MorrisEngineJob {
-    /// Makes every decision that falls to the engine in a row (a move and
-    /// its removal), stopping when the human must decide or the game ends.
-    /// Runs without the game's lock; call it off the async threads.
-    pub fn run(mut self) -> MorrisEngineDone {
-        let engine = self.pos.to_act();
-        let mut actions = Vec::new();
-        let mut pos = self.pos.clone();
-        let mut result = Ok(());
-        while !pos.is_over() && pos.to_act() == engine {
-            let a = self.player.choose(&pos);
-            if let Err(e) = pos.clone().play(a) {
-                result = Err(GameError::EngineBug {
-                    spec: self.spec.clone(),
-                    action: a.to_string(),
-                    why: e.reason,
-                });
-                break;
-            }
-            self.player.observe(&pos, a);
-            pos.play_unchecked(a);
-            actions.push(a);
-        }
-        MorrisEngineDone {
-            player: self.player,
-            version: self.version,
-            result: result.map(|()| actions),
-        }
-    }
-}
+/// What a lent Morris engine brings back.
+pub type MorrisEngineDone = super::seat::EngineDone<Position>;
 
 /// The stones on the board by point name, and what each side holds.
 #[derive(Clone, Debug, Serialize)]

@@ -9,29 +9,60 @@ use axum::Router;
 use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use axum::routing::{get, post};
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use serde_json::json;
 
 use super::assets;
+use super::game::GameError;
 use super::game::HUMAN;
 use super::morris::{BoardGeometry, MorrisGame, MorrisOptions, MorrisView, title, variant_named};
-use super::server::{ApiError, Shared, body, lock, ok, page};
+use super::seat::{EngineDone, EngineJob};
+use super::server::{
+    ApiError, AppState, Games, ServedGame, Shared, body, created, engine_move, get_game, lock, ok,
+    page, undo,
+};
 use crate::arena::players_of;
 use crate::game::Color;
-use crate::morris::{Morris, Variant};
+use crate::morris::{Action, Morris, Position, Variant};
 
 pub(super) fn routes() -> Router<Shared> {
     Router::new()
         .route("/morris", get(|| async { page(assets::MORRIS_HTML) }))
         .route("/api/morris/config", get(config_info))
         .route("/api/morris/games", post(new_game))
-        .route("/api/morris/games/{id}", get(get_game))
+        .route("/api/morris/games/{id}", get(get_game::<MorrisGame>))
         .route("/api/morris/games/{id}/play", post(play))
-        .route("/api/morris/games/{id}/engine", post(engine_move))
-        .route("/api/morris/games/{id}/undo", post(undo))
+        .route(
+            "/api/morris/games/{id}/engine",
+            post(engine_move::<MorrisGame>),
+        )
+        .route("/api/morris/games/{id}/undo", post(undo::<MorrisGame>))
         .route("/api/morris/games/{id}/perfect", get(perfect))
+}
+
+impl ServedGame for MorrisGame {
+    type State = Position;
+    type View = MorrisView;
+    fn games(state: &AppState) -> &Games<Self> {
+        &state.morris
+    }
+    fn view(&self, id: &str) -> MorrisView {
+        MorrisGame::view(self, id)
+    }
+    fn undo(&mut self) -> Result<usize, GameError> {
+        MorrisGame::undo(self)
+    }
+    fn begin_engine(&mut self) -> Result<EngineJob<Position>, GameError> {
+        MorrisGame::begin_engine(self)
+    }
+    fn finish_engine(&mut self, done: EngineDone<Position>) -> Result<Vec<Action>, GameError> {
+        MorrisGame::finish_engine(self, done)
+    }
+    fn engine_lost(&mut self) {
+        MorrisGame::engine_lost(self)
+    }
 }
 
 fn internal(e: impl std::fmt::Display) -> ApiError {
@@ -128,18 +159,7 @@ async fn new_game(State(state): State<Shared>, bytes: Bytes) -> Result<Response,
     })
     .await
     .map_err(internal)??;
-    let (id, game) = state.morris.insert(game);
-    let view = lock(&game).view(&id);
-    Ok((StatusCode::CREATED, axum::Json(view)).into_response())
-}
-
-async fn get_game(
-    State(state): State<Shared>,
-    Path(id): Path<String>,
-) -> Result<Response, ApiError> {
-    let game = state.morris.get(&id)?;
-    let view = lock(&game).view(&id);
-    Ok(ok(view))
+    Ok(created(&state, game))
 }
 
 #[derive(Deserialize)]
@@ -158,42 +178,6 @@ async fn play(
     let req: PlayRequest = body(&bytes)?;
     let mut g = lock(&game);
     g.play(&req.action)?;
-    Ok(ok(g.view(&id)))
-}
-
-/// The engine's decisions and the game after them.
-#[derive(Serialize)]
-struct EngineAnswer {
-    played: Vec<String>,
-    game: MorrisView,
-}
-
-async fn engine_move(
-    State(state): State<Shared>,
-    Path(id): Path<String>,
-) -> Result<Response, ApiError> {
-    let game = state.morris.get(&id)?;
-    let job = lock(&game).begin_engine()?;
-    let done = tokio::task::spawn_blocking(move || job.run()).await;
-    let mut g = lock(&game);
-    let done = match done {
-        Ok(d) => d,
-        Err(e) => {
-            g.engine_lost();
-            return Err(internal(format!("the engine failed: {e}")));
-        }
-    };
-    let played = g.finish_engine(done)?;
-    Ok(ok(EngineAnswer {
-        played: played.iter().map(|a| a.to_string()).collect(),
-        game: g.view(&id),
-    }))
-}
-
-async fn undo(State(state): State<Shared>, Path(id): Path<String>) -> Result<Response, ApiError> {
-    let game = state.morris.get(&id)?;
-    let mut g = lock(&game);
-    g.undo()?;
     Ok(ok(g.view(&id)))
 }
 

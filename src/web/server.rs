@@ -27,10 +27,11 @@ use super::game::{BoardView, GameError, GameOptions, GameView, PageGame, outcome
 use super::morris::MorrisGame;
 use super::morris_db::MorrisDatabases;
 use super::run_view::read_run;
+use super::seat::{EngineDone, EngineJob};
 use crate::arena::players_of;
 use crate::yinsh::notation::{NotationError, format_turns, parse_game};
 use crate::yinsh::sgf::parse_sgf;
-use crate::yinsh::{Color, Decision, Position};
+use crate::yinsh::{Action, Color, Decision, Position};
 use crate::yinsh::{Variant, Yinsh};
 
 /// How the server is set up.
@@ -152,9 +153,46 @@ impl AppState {
     fn get(&self, id: &str) -> Result<Arc<Mutex<PageGame>>, ApiError> {
         self.games.get(id)
     }
+}
 
-    fn insert(&self, game: PageGame) -> (String, Arc<Mutex<PageGame>>) {
-        self.games.insert(game)
+/// A game the server holds and the handlers shared by every game serve:
+/// its view, undo, and an engine lent out to think (see
+/// [`super::seat::EngineSeat`]).
+pub(super) trait ServedGame: Send + Sized + 'static {
+    type State: crate::game::State;
+    type View: Serialize;
+    /// Where the server keeps the games of this kind.
+    fn games(state: &AppState) -> &Games<Self>;
+    fn view(&self, id: &str) -> Self::View;
+    fn undo(&mut self) -> Result<usize, GameError>;
+    fn begin_engine(&mut self) -> Result<EngineJob<Self::State>, GameError>;
+    fn finish_engine(
+        &mut self,
+        done: EngineDone<Self::State>,
+    ) -> Result<Vec<<Self::State as crate::game::State>::Action>, GameError>;
+    fn engine_lost(&mut self);
+}
+
+impl ServedGame for PageGame {
+    type State = Position;
+    type View = GameView;
+    fn games(state: &AppState) -> &Games<Self> {
+        &state.games
+    }
+    fn view(&self, id: &str) -> GameView {
+        PageGame::view(self, id)
+    }
+    fn undo(&mut self) -> Result<usize, GameError> {
+        PageGame::undo(self)
+    }
+    fn begin_engine(&mut self) -> Result<EngineJob<Position>, GameError> {
+        PageGame::begin_engine(self)
+    }
+    fn finish_engine(&mut self, done: EngineDone<Position>) -> Result<Vec<Action>, GameError> {
+        PageGame::finish_engine(self, done)
+    }
+    fn engine_lost(&mut self) {
+        PageGame::engine_lost(self)
     }
 }
 
@@ -242,10 +280,10 @@ pub fn router(config: ServeConfig) -> Router {
         .route("/assets/{name}", get(asset))
         .route("/api/config", get(config_info))
         .route("/api/games", post(new_game))
-        .route("/api/games/{id}", get(get_game))
+        .route("/api/games/{id}", get(get_game::<PageGame>))
         .route("/api/games/{id}/play", post(play))
-        .route("/api/games/{id}/engine", post(engine_move))
-        .route("/api/games/{id}/undo", post(undo))
+        .route("/api/games/{id}/engine", post(engine_move::<PageGame>))
+        .route("/api/games/{id}/undo", post(undo::<PageGame>))
         .route("/api/games/{id}/analysis", get(analysis))
         .route("/api/review", post(review))
         .route("/api/run", get(run))
@@ -314,16 +352,21 @@ async fn new_game(State(state): State<Shared>, bytes: Bytes) -> Result<Response,
     let game = tokio::task::spawn_blocking(move || PageGame::new(&options, max_think))
         .await
         .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))??;
-    let (id, game) = state.insert(game);
-    let view = lock(&game).view(&id);
-    Ok((StatusCode::CREATED, axum::Json(view)).into_response())
+    Ok(created(&state, game))
 }
 
-async fn get_game(
+/// Keeps a new game and answers 201 with its view.
+pub(super) fn created<G: ServedGame>(state: &AppState, game: G) -> Response {
+    let (id, game) = G::games(state).insert(game);
+    let view = lock(&game).view(&id);
+    (StatusCode::CREATED, axum::Json(view)).into_response()
+}
+
+pub(super) async fn get_game<G: ServedGame>(
     State(state): State<Shared>,
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
-    let game = state.get(&id)?;
+    let game = G::games(&state).get(&id)?;
     let view = lock(&game).view(&id);
     Ok(ok(view))
 }
@@ -348,16 +391,18 @@ async fn play(
 
 /// The engine's decisions and the game after them.
 #[derive(Serialize)]
-struct EngineAnswer {
+struct EngineAnswer<V> {
     played: Vec<String>,
-    game: GameView,
+    game: V,
 }
 
-async fn engine_move(
+/// Lends the game's engine out, lets it make its decisions on the blocking
+/// pool, and gives it back to the game, which plays them.
+pub(super) async fn engine_move<G: ServedGame>(
     State(state): State<Shared>,
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
-    let game = state.get(&id)?;
+    let game = G::games(&state).get(&id)?;
     let job = lock(&game).begin_engine()?;
     let done = tokio::task::spawn_blocking(move || job.run()).await;
     let mut g = lock(&game);
@@ -379,8 +424,11 @@ async fn engine_move(
     }))
 }
 
-async fn undo(State(state): State<Shared>, Path(id): Path<String>) -> Result<Response, ApiError> {
-    let game = state.get(&id)?;
+pub(super) async fn undo<G: ServedGame>(
+    State(state): State<Shared>,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
+    let game = G::games(&state).get(&id)?;
     let mut g = lock(&game);
     g.undo()?;
     Ok(ok(g.view(&id)))
