@@ -62,6 +62,27 @@ struct Known {
     yes: u32,
 }
 
+impl Known {
+    /// The answer at bound `k`, if known.
+    fn at(self, k: u32) -> Option<bool> {
+        if k >= self.yes {
+            Some(true)
+        } else if k as i32 <= self.no {
+            Some(false)
+        } else {
+            None
+        }
+    }
+
+    fn learn(&mut self, k: u32, answer: bool) {
+        if answer {
+            self.yes = self.yes.min(k);
+        } else {
+            self.no = self.no.max(k as i32);
+        }
+    }
+}
+
 impl Default for Known {
     fn default() -> Self {
         Known {
@@ -155,12 +176,8 @@ impl Solver {
             return false;
         }
         let key = self.key(p);
-        let known = self.corners_tt.get(&key).copied().unwrap_or_default();
-        if k >= known.yes {
-            return true;
-        }
-        if k as i32 <= known.no {
-            return false;
+        if let Some(known) = self.corners_tt.get(&key).and_then(|e| e.at(k)) {
+            return known;
         }
         self.nodes += 1;
         let answer = match p.to_act() {
@@ -177,12 +194,7 @@ impl Solver {
                 self.corners(&c, k)
             }),
         };
-        let e = self.corners_tt.entry(key).or_default();
-        if answer {
-            e.yes = e.yes.min(k);
-        } else {
-            e.no = e.no.max(k as i32);
-        }
+        self.corners_tt.entry(key).or_default().learn(k, answer);
         answer
     }
 
@@ -196,12 +208,8 @@ impl Solver {
             return false;
         }
         let key = self.key(p);
-        let known = self.traps_tt.get(&key).copied().unwrap_or_default();
-        if k >= known.yes {
-            return true;
-        }
-        if k as i32 <= known.no {
-            return false;
+        if let Some(known) = self.traps_tt.get(&key).and_then(|e| e.at(k)) {
+            return known;
         }
         self.nodes += 1;
         let answer = match p.to_act() {
@@ -218,12 +226,7 @@ impl Solver {
                 })
             }
         };
-        let e = self.traps_tt.entry(key).or_default();
-        if answer {
-            e.yes = e.yes.min(k);
-        } else {
-            e.no = e.no.max(k as i32);
-        }
+        self.traps_tt.entry(key).or_default().learn(k, answer);
         answer
     }
 
