@@ -8,13 +8,14 @@
 //! to [`with_game`], which runs it with the game's type.
 
 use crate::arena::GamePlayers;
+use crate::emergo::Emergo;
 use crate::game::Game;
 use crate::grid::Grid;
 use crate::morris::Morris;
 use crate::yinsh::Yinsh;
 
 /// The games [`with_game`] knows, by name.
-pub const GAMES: &[&str] = &[Yinsh::NAME, Morris::NAME, Grid::NAME];
+pub const GAMES: &[&str] = &[Yinsh::NAME, Morris::NAME, Grid::NAME, Emergo::NAME];
 
 /// Work to do with a game whose type is known only at run time.
 pub trait GameTask {
@@ -62,6 +63,9 @@ pub fn with_game<T: GameTask>(
         }
         Grid::NAME => {
             Ok(task.run(Grid::with_variant(variant).map_err(GameChoiceError::UnknownVariant)?))
+        }
+        Emergo::NAME => {
+            Ok(task.run(Emergo::with_variant(variant).map_err(GameChoiceError::UnknownVariant)?))
         }
         _ => Err(GameChoiceError::UnknownGame { name: name.into() }),
     }

@@ -21,6 +21,7 @@
 pub mod alphabeta;
 mod duel;
 mod elo;
+mod emergo_players;
 mod game;
 mod greedy;
 mod grid_players;
