@@ -24,6 +24,7 @@ mod elo;
 mod emergo_players;
 mod game;
 mod greedy;
+pub mod grid_grade;
 mod grid_players;
 mod matches;
 pub mod minimax;

@@ -1,5 +1,6 @@
-//! `yinsh-zero grade`: a Morris player's decisions against the solved
-//! database.
+//! `yinsh-zero grade`: a player's decisions against perfect play: a Morris
+//! player against the solved database, a grid-game player against the
+//! exact solver.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -7,10 +8,12 @@ use std::sync::Arc;
 use anyhow::{Context, bail, ensure};
 use serde_json::json;
 
+use yinsh_zero::arena::grid_grade::{self, GridGradeOptions, GridGradeReport};
 use yinsh_zero::arena::morris_grade::{GradeOptions, GradeReport, Tally, grade};
 use yinsh_zero::arena::parse_game_player;
 use yinsh_zero::checkpoint;
 use yinsh_zero::game::Game;
+use yinsh_zero::grid::Grid;
 use yinsh_zero::morris::Morris;
 use yinsh_zero::morris::db::Database;
 
@@ -30,7 +33,11 @@ pub struct Args {
     /// --checkpoint the network's value head is still graded.
     #[arg(long, value_name = "SPEC")]
     pub player: Option<String>,
-    /// The Morris variant (default: the checkpoint's, else six).
+    /// The game: morris or grid (default: the checkpoint's, else morris).
+    #[arg(long)]
+    pub game: Option<String>,
+    /// The variant (default: the checkpoint's, else six for Morris and
+    /// 9x9 for the grid game).
     #[arg(long)]
     pub variant: Option<String>,
     /// The database folder (default data/morris/<variant>).
@@ -39,11 +46,16 @@ pub struct Args {
     /// Games of the player against itself whose decisions are graded.
     #[arg(long, default_value_t = 20)]
     pub games: usize,
+    /// Grid game: optimal games (the solver against itself, ties at
+    /// random) on whose positions the player decides.
+    #[arg(long, default_value_t = 20)]
+    pub lines: usize,
     /// Positions from random play the player decides on.
     #[arg(long, default_value_t = 200)]
     pub positions: usize,
     /// Games against the database's perfect player (colours alternated,
-    /// from the empty board).
+    /// from the empty board); for the grid game, games against the solver
+    /// on each side.
     #[arg(long, default_value_t = 20)]
     pub vs_perfect: usize,
     /// Random decisions opening each of the player's own games.
@@ -62,13 +74,6 @@ pub struct Args {
 }
 
 fn tally_line(name: &str, t: &Tally) -> String {
-    let pct = |x: f64| {
-        if x.is_nan() {
-            "-".to_string()
-        } else {
-            format!("{:.1}%", 100.0 * x)
-        }
-    };
     format!(
         "{name:<18} {:>6} decisions: {} keep the value, {} optimal; critical {}/{} = {}{}",
         t.decisions,
@@ -118,6 +123,57 @@ fn print_text(player: &str, report: &GradeReport, mistakes: bool) {
     }
 }
 
+fn pct(x: f64) -> String {
+    if x.is_nan() {
+        "-".to_string()
+    } else {
+        format!("{:.1}%", 100.0 * x)
+    }
+}
+
+fn print_grid(player: &str, variant: &str, report: &GridGradeReport, mistakes: bool) {
+    println!("graded: {player} on the {variant} grid game");
+    for (name, t) in [
+        ("solver lines", &report.solver_lines),
+        ("own games", &report.own_games),
+    ] {
+        for (side, s) in [("Player 1", &t.player1), ("Player 2", &t.player2)] {
+            println!(
+                "{name:<13} {side}: {:>5} decisions, {} keep the winner, {} optimal",
+                s.decisions,
+                pct(s.preserving_share()),
+                pct(s.optimal_share())
+            );
+        }
+    }
+    for (side, v) in [
+        ("as Player 2 vs solver", &report.as_player2),
+        ("as Player 1 vs solver", &report.as_player1),
+    ] {
+        if v.games == 0 {
+            continue;
+        }
+        let within = if side.contains("Player 2") {
+            format!("won within {} moves of Player 1", v.optimal_p1_moves)
+        } else {
+            format!("held out at least {} moves of Player 1", v.optimal_p1_moves)
+        };
+        println!(
+            "{side}: {} games, {} won ({}), {} {within} ({})",
+            v.games,
+            v.wins,
+            pct(f64::from(v.wins) / f64::from(v.games)),
+            v.optimal_length,
+            pct(f64::from(v.optimal_length) / f64::from(v.games)),
+        );
+    }
+    if mistakes {
+        for m in &report.mistakes {
+            println!("\n{m}");
+        }
+    }
+}
+
 pub fn run(args: Args) -> anyhow::Result<()> {
     let checkpoint = args
         .checkpoint
@@ -129,25 +185,58 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .as_deref()
         .map(checkpoint::read_meta)
         .transpose()?;
+    let game_name = match (&args.game, &meta) {
+        (Some(g), _) => g.clone(),
+        (None, Some(m)) => m.game.clone(),
+        (None, None) => Morris::NAME.into(),
+    };
+    ensure!(
+        game_name == Morris::NAME || game_name == Grid::NAME,
+        "grade knows perfect play of morris and grid, not of {game_name}"
+    );
     if let Some(m) = &meta {
         ensure!(
-            m.game == Morris::NAME,
-            "the checkpoint plays {}, not morris: grade needs a Morris network",
+            m.game == game_name,
+            "the checkpoint plays {}, not {game_name}",
             m.game
         );
     }
     let variant = match (&args.variant, &meta) {
         (Some(v), _) => v.clone(),
         (None, Some(m)) => m.variant.clone(),
+        (None, None) if game_name == Grid::NAME => "9x9".into(),
         (None, None) => "six".into(),
     };
-    let game = Morris::with_variant(&variant).map_err(anyhow::Error::msg)?;
-    let spec = match (&args.player, &checkpoint) {
-        (Some(s), _) => s.clone(),
-        (None, Some(c)) if args.sims == 0 => format!("net-policy:checkpoint={}", c.display()),
-        (None, Some(c)) => format!("net-mcts:checkpoint={},sims={}", c.display(), args.sims),
-        (None, None) => bail!("give --checkpoint (a network to grade) or --player SPEC"),
+    let spec_of = |checkpoint: &Option<PathBuf>| -> anyhow::Result<String> {
+        Ok(match (&args.player, checkpoint) {
+            (Some(s), _) => s.clone(),
+            (None, Some(c)) if args.sims == 0 => format!("net-policy:checkpoint={}", c.display()),
+            (None, Some(c)) => format!("net-mcts:checkpoint={},sims={}", c.display(), args.sims),
+            (None, None) => bail!("give --checkpoint (a network to grade) or --player SPEC"),
+        })
     };
+    if game_name == Grid::NAME {
+        let game = Grid::with_variant(&variant).map_err(anyhow::Error::msg)?;
+        let spec = spec_of(&checkpoint)?;
+        parse_game_player(&game, &spec, 0).with_context(|| format!("player `{spec}`"))?;
+        let opts = GridGradeOptions {
+            solver_lines: args.lines,
+            own_games: args.games,
+            versus_solver: args.vs_perfect,
+            seed: args.seed,
+        };
+        let mut make =
+            |seed: u64| parse_game_player(&game, &spec, seed).map_err(|e| e.to_string());
+        let report = grid_grade::grade(&game, &mut make, &opts)?;
+        if args.json {
+            println!("{}", json!({"player": spec, "game": "grid", "variant": variant, "report": report}));
+        } else {
+            print_grid(&spec, &variant, &report, args.mistakes);
+        }
+        return Ok(());
+    }
+    let game = Morris::with_variant(&variant).map_err(anyhow::Error::msg)?;
+    let spec = spec_of(&checkpoint)?;
     // Fail on a bad spec before the database loads.
     parse_game_player(&game, &spec, 0).with_context(|| format!("player `{spec}`"))?;
     let dir = args

@@ -64,8 +64,9 @@ enum Command {
     Solve(morris::SolveArgs),
     /// Morris state numbers, positions and layers (and database look-ups).
     Morris(morris::Args),
-    /// Grade a Morris network or player against the solved database: share
-    /// of value-keeping decisions, value-head accuracy, score vs perfect play.
+    /// Grade a network or player against perfect play (Morris: the solved
+    /// database; the grid game: the exact solver): share of value-keeping
+    /// and optimal decisions, value-head accuracy, score vs perfect play.
     Grade(grade::Args),
     /// Solve the UMO 2014 grid game exactly: winner, min-max length, an
     /// optimal line.

@@ -411,16 +411,18 @@ mod tests {
     fn shipped_configs_parse_and_validate() {
         let d = RunConfig::load(None).unwrap();
         assert_eq!(d.model.to_model_config().blocks, 4);
-        for f in [
-            "tiny",
-            "gpu",
-            "six-mens-morris",
-            "nine-mens-morris",
-            "three-mens-morris",
-        ] {
-            let p = format!("{}/configs/{f}.toml", env!("CARGO_MANIFEST_DIR"));
-            RunConfig::load(Some(Path::new(&p))).unwrap();
+        // Every file in configs/, so that a new game's config is checked
+        // the day it lands.
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("configs");
+        let mut seen = 0;
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let p = entry.unwrap().path();
+            if p.extension().is_some_and(|e| e == "toml") {
+                RunConfig::load(Some(&p)).unwrap_or_else(|e| panic!("{}: {e:#}", p.display()));
+                seen += 1;
+            }
         }
+        assert!(seen >= 6, "only {seen} configs in {}", dir.display());
     }
 
     /// `configs/default.toml` promises that an omitted key takes the value
