@@ -1,10 +1,12 @@
 //! The play pages in a real browser: Debian's chromium, driven by
-//! playwright-core (`tests/web/play.mjs`, `tests/web/morris.mjs`), against
-//! the real server binary. Plays whole games through clicks alone (YINSH:
-//! placements, moves, a row and a ring removed by the human; Morris: Six
-//! with a stone removed by click, Three with the perfect moves shown by
-//! the database and clicked), checks the outcome shown, reviews the YINSH
-//! game from its move list and takes screenshots.
+//! playwright-core (`tests/web/play.mjs`, `tests/web/morris.mjs`,
+//! `tests/web/grid.mjs`), against the real server binary. Plays whole games
+//! through clicks alone (YINSH: placements, moves, a row and a ring removed
+//! by the human; Morris: Six with a stone removed by click, Three with the
+//! perfect moves shown by the database and clicked; the grid game: Player 2
+//! clicking the solver's moves on 9 x 9, Player 1 on 5 x 5 with its corner
+//! steps marked, and the charts checked), checks the outcome shown, reviews
+//! the YINSH game from its move list and takes screenshots.
 //!
 //! Needs `/usr/bin/chromium` (or `$CHROMIUM`), `node`, and
 //! `npm ci --prefix tests/web`; `.ci/run` installs them. Without them the
@@ -177,6 +179,32 @@ fn morris_games_are_played_through_clicks_in_chromium() {
             "morris-six-end.png",
             "morris-three-perfect.png",
             "morris-three-end.png",
+        ],
+    );
+}
+
+/// The grid game against the solver: Player 2 on 9 x 9 clicking the
+/// solver's marked placements to the olympiad's win (15 Red stones, the
+/// charts' dots checked against the game after every move, undo by the
+/// button), then Player 1 on 5 x 5 with the losing corner steps marked.
+#[test]
+fn grid_games_are_played_through_clicks_in_chromium() {
+    let web = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/web");
+    if !ready(&web) {
+        return;
+    }
+    let (_server, url) = start_server(&[]);
+    let (stdout, shots) = run_script(&web, "grid.mjs", &url, "grid");
+    assert!(
+        stdout.contains("\"outcome\":\"Player 2 wins: Green entered a corner\""),
+        "{stdout}"
+    );
+    check_shots(
+        &shots,
+        &[
+            "grid-nine-mid.png",
+            "grid-nine-end.png",
+            "grid-five-end.png",
         ],
     );
 }

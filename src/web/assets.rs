@@ -5,6 +5,7 @@ pub const PLAY_HTML: &str = include_str!("assets/play.html");
 pub const RULES_HTML: &str = include_str!("assets/rules.html");
 pub const DASHBOARD_HTML: &str = include_str!("assets/dashboard.html");
 pub const MORRIS_HTML: &str = include_str!("assets/morris.html");
+pub const GRID_HTML: &str = include_str!("assets/grid.html");
 
 const FILES: &[(&str, &str, &str)] = &[
     (
@@ -26,6 +27,11 @@ const FILES: &[(&str, &str, &str)] = &[
         "morris.js",
         "text/javascript; charset=utf-8",
         include_str!("assets/morris.js"),
+    ),
+    (
+        "grid.js",
+        "text/javascript; charset=utf-8",
+        include_str!("assets/grid.js"),
     ),
     (
         "dashboard.js",

@@ -1,8 +1,8 @@
-//! Play YINSH and Morris in the browser, and watch a training run:
-//! `yinsh-zero serve`.
+//! Play YINSH, Morris and the UMO 2014 grid game in the browser, and watch
+//! a training run: `yinsh-zero serve`.
 //!
-//! [`router`] serves four pages (play, rules, dashboard, `/morris`) and a
-//! JSON API:
+//! [`router`] serves five pages (play, rules, dashboard, `/morris`,
+//! `/grid`) and a JSON API:
 //!
 //! | route | what |
 //! |---|---|
@@ -21,15 +21,27 @@
 //! | `POST /api/morris/games/{id}/engine` | the engine makes all its decisions in a row |
 //! | `POST /api/morris/games/{id}/undo` | back to the start of the human's last turn |
 //! | `GET /api/morris/games/{id}/perfect` | the database's value, best actions and the state number |
+//! | `GET /api/grid/config` | the grid game's boards (`9x9`, `5x5`, `7x7`, `11x11`) and suggested opponents |
+//! | `POST /api/grid/games` `{"variant","color","opponent","seed"}` | a new grid game (all fields optional; `white` is Player 1, who moves Green; default opponent `solver`) |
+//! | `GET /api/grid/games/{id}` | the game: Green, Red stones, corners, legal actions with their points, moves, outcome, the charts' series (played and the solver's optimal line) and the solver's verdict |
+//! | `POST /api/grid/games/{id}/play` `{"action": "Ge6"}` | the human's action (`Ge6` moves Green, `d5` puts a Red stone) |
+//! | `POST /api/grid/games/{id}/engine` | the engine makes its decision |
+//! | `POST /api/grid/games/{id}/undo` | back to the human's last decision |
 //!
 //! Errors are `{"error": message}` with a 4xx status: 400 for a malformed
 //! request (an unknown variant, text that is no action, a bad player spec),
 //! 404 for an unknown game, 409 for a request out of turn, 422 for an
 //! illegal decision. A refused request never changes the game.
+//!
+//! The grid game's solver runs within a node budget ([`SOLVER_NODES`]):
+//! where Player 2 has blundered, proving Player 1's win can take it
+//! minutes, and the verdict then says the position is too deep.
 
 mod analysis;
 mod assets;
 mod game;
+mod grid;
+mod grid_api;
 mod morris;
 mod morris_api;
 mod morris_db;
@@ -43,6 +55,11 @@ pub use analysis::{
 pub use game::{
     BoardView, ByColour, EngineDone, EngineJob, GameError, GameOptions, GameView, HUMAN,
     OutcomeView, PageGame, bounded_spec,
+};
+pub use grid::{
+    ChartPoint, Charts, GridBoard, GridEngineDone, GridEngineJob, GridGame, GridOptions, GridValue,
+    GridView, LegalView, OptimalLine, OptimalLines, OptimalSummary, SOLVER_NODES, SolverView,
+    bounded_value, chart_series, grid_named, grid_spec, grid_title, solve_position,
 };
 pub use morris::{
     BoardGeometry, MorrisBoard, MorrisEngineDone, MorrisEngineJob, MorrisGame, MorrisOptions,

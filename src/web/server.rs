@@ -24,6 +24,7 @@ use serde_json::json;
 use super::analysis::{EvaluatorFactory, analyze, spec_evaluators};
 use super::assets;
 use super::game::{BoardView, GameError, GameOptions, GameView, PageGame, outcome_text};
+use super::grid::{GridGame, OptimalLines};
 use super::morris::MorrisGame;
 use super::morris_db::MorrisDatabases;
 use super::run_view::read_run;
@@ -145,6 +146,9 @@ pub(super) struct AppState {
     games: Games<PageGame>,
     pub(super) morris: Games<MorrisGame>,
     pub(super) morris_dbs: MorrisDatabases,
+    pub(super) grid: Games<GridGame>,
+    /// Each grid board's optimal line from the start, solved once.
+    pub(super) grid_lines: OptimalLines,
 }
 
 pub(super) type Shared = Arc<AppState>;
@@ -155,6 +159,11 @@ impl AppState {
     }
 }
 
+/// Work a view waits for that is too slow for the game's lock (the grid
+/// game's solver verdict): it fills in what the view shows through state
+/// it shares with the game, and runs on the blocking pool.
+pub(super) type SlowWork = Box<dyn FnOnce() + Send>;
+
 /// A game the server holds and the handlers shared by every game serve:
 /// its view, undo, and an engine lent out to think (see
 /// [`super::seat::EngineSeat`]).
@@ -164,6 +173,11 @@ pub(super) trait ServedGame: Send + Sized + 'static {
     /// Where the server keeps the games of this kind.
     fn games(state: &AppState) -> &Games<Self>;
     fn view(&self, id: &str) -> Self::View;
+    /// What must run off the lock before [`ServedGame::view`] shows the
+    /// game whole; `None` (the default) when the view is ready.
+    fn slow_work(&self) -> Option<SlowWork> {
+        None
+    }
     fn undo(&mut self) -> Result<usize, GameError>;
     fn begin_engine(&mut self) -> Result<EngineJob<Self::State>, GameError>;
     fn finish_engine(
@@ -271,6 +285,8 @@ pub fn router(config: ServeConfig) -> Router {
         games: Games::new(config.max_games),
         morris: Games::new(config.max_games),
         morris_dbs: MorrisDatabases::new(config.morris_db.clone()),
+        grid: Games::new(config.max_games),
+        grid_lines: OptimalLines::default(),
         config,
     });
     Router::new()
@@ -288,6 +304,7 @@ pub fn router(config: ServeConfig) -> Router {
         .route("/api/review", post(review))
         .route("/api/run", get(run))
         .merge(super::morris_api::routes())
+        .merge(super::grid_api::routes())
         .fallback(|| async { ApiError::new(StatusCode::NOT_FOUND, "no such page or API route") })
         .with_state(state)
 }
@@ -362,13 +379,48 @@ pub(super) fn created<G: ServedGame>(state: &AppState, game: G) -> Response {
     (StatusCode::CREATED, axum::Json(view)).into_response()
 }
 
+/// The view of a game whose lock is held, or the slow work it waits for
+/// (see [`ServedGame::slow_work`]): drop the lock and hand either to
+/// [`view_after`].
+pub(super) fn view_or_work<G: ServedGame>(g: &G, id: &str) -> Result<G::View, SlowWork> {
+    match g.slow_work() {
+        None => Ok(g.view(id)),
+        Some(work) => Err(work),
+    }
+}
+
+/// The view [`view_or_work`] gave, or its slow work run on the blocking
+/// pool, off the game's lock, and then the view (at most a few rounds,
+/// should the game change meanwhile).
+pub(super) async fn view_after<G: ServedGame>(
+    game: &Arc<Mutex<G>>,
+    id: &str,
+    first: Result<G::View, SlowWork>,
+) -> Result<G::View, ApiError> {
+    let mut work = match first {
+        Ok(view) => return Ok(view),
+        Err(work) => work,
+    };
+    for _ in 0..3 {
+        tokio::task::spawn_blocking(work)
+            .await
+            .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?;
+        let next = view_or_work(&*lock(game), id);
+        match next {
+            Ok(view) => return Ok(view),
+            Err(next) => work = next,
+        }
+    }
+    Ok(lock(game).view(id))
+}
+
 pub(super) async fn get_game<G: ServedGame>(
     State(state): State<Shared>,
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
     let game = G::games(&state).get(&id)?;
-    let view = lock(&game).view(&id);
-    Ok(ok(view))
+    let first = view_or_work(&*lock(&game), &id);
+    Ok(ok(view_after(&game, &id, first).await?))
 }
 
 #[derive(Deserialize)]
@@ -405,22 +457,26 @@ pub(super) async fn engine_move<G: ServedGame>(
     let game = G::games(&state).get(&id)?;
     let job = lock(&game).begin_engine()?;
     let done = tokio::task::spawn_blocking(move || job.run()).await;
-    let mut g = lock(&game);
-    let done = match done {
-        Ok(d) => d,
-        Err(e) => {
-            // The engine panicked; the game is as it was, with a new engine.
-            g.engine_lost();
-            return Err(ApiError::new(
-                StatusCode::INTERNAL_SERVER_ERROR,
-                format!("the engine failed: {e}"),
-            ));
-        }
+    let (played, first) = {
+        let mut g = lock(&game);
+        let done = match done {
+            Ok(d) => d,
+            Err(e) => {
+                // The engine panicked; the game is as it was, with a new engine.
+                g.engine_lost();
+                return Err(ApiError::new(
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    format!("the engine failed: {e}"),
+                ));
+            }
+        };
+        let played = g.finish_engine(done)?;
+        let played: Vec<String> = played.iter().map(|a| a.to_string()).collect();
+        (played, view_or_work(&*g, &id))
     };
-    let played = g.finish_engine(done)?;
     Ok(ok(EngineAnswer {
-        played: played.iter().map(|a| a.to_string()).collect(),
-        game: g.view(&id),
+        played,
+        game: view_after(&game, &id, first).await?,
     }))
 }
 
@@ -429,9 +485,12 @@ pub(super) async fn undo<G: ServedGame>(
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
     let game = G::games(&state).get(&id)?;
-    let mut g = lock(&game);
-    g.undo()?;
-    Ok(ok(g.view(&id)))
+    let first = {
+        let mut g = lock(&game);
+        g.undo()?;
+        view_or_work(&*g, &id)
+    };
+    Ok(ok(view_after(&game, &id, first).await?))
 }
 
 #[derive(Deserialize)]
