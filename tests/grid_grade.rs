@@ -78,7 +78,11 @@ fn the_grade_command_grades_a_grid_player_and_refuses_what_it_cannot() {
         "4",
         "--json",
     ]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["game"], "grid");
     assert_eq!(v["variant"], "5x5");

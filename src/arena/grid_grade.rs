@@ -132,7 +132,11 @@ fn grade_decision(
     let me = pos.to_act();
     let values = solver.action_values(pos);
     let rank = |v: &Value| v.rank_for(me);
-    let best = values.iter().map(|(_, v)| rank(v)).max().expect("a legal action");
+    let best = values
+        .iter()
+        .map(|(_, v)| rank(v))
+        .max()
+        .expect("a legal action");
     let truth = values
         .iter()
         .find(|(_, v)| rank(v) == best)

@@ -225,11 +225,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             versus_solver: args.vs_perfect,
             seed: args.seed,
         };
-        let mut make =
-            |seed: u64| parse_game_player(&game, &spec, seed).map_err(|e| e.to_string());
+        let mut make = |seed: u64| parse_game_player(&game, &spec, seed).map_err(|e| e.to_string());
         let report = grid_grade::grade(&game, &mut make, &opts)?;
         if args.json {
-            println!("{}", json!({"player": spec, "game": "grid", "variant": variant, "report": report}));
+            println!(
+                "{}",
+                json!({"player": spec, "game": "grid", "variant": variant, "report": report})
+            );
         } else {
             print_grid(&spec, &variant, &report, args.mistakes);
         }

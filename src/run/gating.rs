@@ -108,12 +108,19 @@ pub fn gate<G: Game>(
 }
 
 /// Elo of promoted generation `g` against generation 0: the sum of the Elo
-/// gains its gating scores imply along the chain of promotions.
+/// gains its gating scores imply along the chain of promotions. The chain
+/// ends early at an ancestor whose folder is gone (a shipped network comes
+/// without the generations before it): the Elo is then against the oldest
+/// generation still on disk.
 pub fn promoted_elo(ckpts: &Path, g: u64) -> Result<f64, anyhow::Error> {
     let mut elo = 0.0;
     let mut cur = g;
     while cur != 0 {
-        let meta = checkpoint::read_meta(&checkpoint::generation_dir(ckpts, cur))?;
+        let dir = checkpoint::generation_dir(ckpts, cur);
+        if cur != g && !dir.exists() {
+            break;
+        }
+        let meta = checkpoint::read_meta(&dir)?;
         let Some(gate) = meta.gating else { break };
         // A sweep has no finite Elo; cap it at the score of one lost draw.
         let games = (gate.wins + gate.draws + gate.losses).max(1) as f64;
@@ -122,4 +129,55 @@ pub fn promoted_elo(ckpts: &Path, g: u64) -> Result<f64, anyhow::Error> {
         cur = gate.against;
     }
     Ok(elo)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::checkpoint::CheckpointMeta;
+    use crate::nn::ModelSection;
+    use crate::yinsh::Yinsh;
+
+    fn write(ckpts: &Path, g: u64, against: u64, score: f64) {
+        let mut meta = CheckpointMeta::new(
+            &Yinsh::with_variant("standard").unwrap(),
+            g,
+            ModelSection::default(),
+        );
+        meta.gating = Some(GatingResult {
+            against,
+            wins: 3,
+            draws: 0,
+            losses: 1,
+            score,
+            promoted: true,
+            rule: "threshold".into(),
+        });
+        let dir = checkpoint::generation_dir(ckpts, g);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("meta.json"), serde_json::to_string(&meta).unwrap()).unwrap();
+    }
+
+    #[test]
+    fn the_chain_sums_gains_and_ends_where_the_history_does() {
+        let tmp = tempfile::tempdir().unwrap();
+        let ckpts = tmp.path();
+        write(ckpts, 1, 0, 0.75);
+        write(ckpts, 2, 1, 0.75);
+        let one = crate::arena::elo_from_score(0.75);
+        assert!((promoted_elo(ckpts, 2).unwrap() - 2.0 * one).abs() < 1e-9);
+        // A shipped generation 100 gated against a 99 that did not ship.
+        write(ckpts, 100, 99, 0.75);
+        write(ckpts, 101, 100, 0.75);
+        assert!((promoted_elo(ckpts, 101).unwrap() - 2.0 * one).abs() < 1e-9);
+        // The generation asked about must exist, and a damaged ancestor is
+        // an error, not the end of the chain.
+        assert!(promoted_elo(ckpts, 102).is_err());
+        std::fs::write(
+            checkpoint::generation_dir(ckpts, 100).join("meta.json"),
+            "{",
+        )
+        .unwrap();
+        assert!(promoted_elo(ckpts, 101).is_err());
+    }
 }
