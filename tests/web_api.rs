@@ -1,11 +1,13 @@
 //! The JSON API over real HTTP on 127.0.0.1: games, errors, isolation,
 //! review, the agent's view and the dashboard's data.
 
-use std::io::{Read, Write};
-use std::net::{SocketAddr, TcpStream};
+mod common;
+
+use std::net::SocketAddr;
 use std::path::PathBuf;
 
-use serde_json::{Value, json};
+use common::web::{YINSH, get, post, request, strings};
+use serde_json::json;
 use yinsh_zero::web::{ServeConfig, serve};
 
 /// Starts a server on an ephemeral port in a background runtime.
@@ -27,73 +29,10 @@ fn start(config: ServeConfig) -> SocketAddr {
     addr
 }
 
-/// One HTTP/1.1 request; returns the status and the body parsed as JSON
-/// (or as a JSON string when it is not JSON).
-fn request(addr: SocketAddr, method: &str, path: &str, body: Option<&str>) -> (u16, Value) {
-    let mut s = TcpStream::connect(addr).unwrap();
-    let body = body.unwrap_or("");
-    write!(
-        s,
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
-        body.len()
-    )
-    .unwrap();
-    let mut raw = Vec::new();
-    s.read_to_end(&mut raw).unwrap();
-    let text = String::from_utf8(raw).unwrap();
-    let (head, rest) = text.split_once("\r\n\r\n").expect("a header");
-    let status: u16 = head.split(' ').nth(1).unwrap().parse().unwrap();
-    let body = if head
-        .to_ascii_lowercase()
-        .contains("transfer-encoding: chunked")
-    {
-        dechunk(rest)
-    } else {
-        rest.to_string()
-    };
-    let value = serde_json::from_str(&body).unwrap_or(Value::String(body));
-    (status, value)
-}
-
-fn dechunk(mut s: &str) -> String {
-    let mut out = String::new();
-    loop {
-        let (size, rest) = s.split_once("\r\n").unwrap();
-        let n = usize::from_str_radix(size.trim(), 16).unwrap();
-        if n == 0 {
-            return out;
-        }
-        out.push_str(&rest[..n]);
-        s = &rest[n + 2..];
-    }
-}
-
-fn get(addr: SocketAddr, path: &str) -> (u16, Value) {
-    request(addr, "GET", path, None)
-}
-
-fn post(addr: SocketAddr, path: &str, body: &str) -> (u16, Value) {
-    request(addr, "POST", path, Some(body))
-}
-
-fn new_game(addr: SocketAddr, body: Value) -> Value {
-    let (status, game) = post(addr, "/api/games", &body.to_string());
-    assert_eq!(status, 201, "{game}");
-    game
-}
-
-fn strings(v: &Value) -> Vec<String> {
-    v.as_array()
-        .unwrap()
-        .iter()
-        .map(|x| x.as_str().unwrap().to_string())
-        .collect()
-}
-
 #[test]
 fn a_game_against_random_runs_to_its_end_through_the_api() {
     let addr = start(ServeConfig::default());
-    let game = new_game(
+    let game = YINSH.new_game(
         addr,
         json!({"color": "black", "opponent": "random", "blitz": true, "seed": 7}),
     );
@@ -153,7 +92,7 @@ fn a_game_against_random_runs_to_its_end_through_the_api() {
 #[test]
 fn malformed_and_illegal_requests_are_refused_and_change_nothing() {
     let addr = start(ServeConfig::default());
-    let game = new_game(addr, json!({"opponent": "random", "seed": 1}));
+    let game = YINSH.new_game(addr, json!({"opponent": "random", "seed": 1}));
     let id = game["id"].as_str().unwrap();
     let play = format!("/api/games/{id}/play");
     let cases: &[(&str, &str, &str, u16, &str)] = &[
@@ -302,8 +241,8 @@ fn malformed_and_illegal_requests_are_refused_and_change_nothing() {
 #[test]
 fn games_are_isolated_and_undo_goes_back_to_the_humans_decision() {
     let addr = start(ServeConfig::default());
-    let a = new_game(addr, json!({"opponent": "random", "seed": 2}));
-    let b = new_game(
+    let a = YINSH.new_game(addr, json!({"opponent": "random", "seed": 2}));
+    let b = YINSH.new_game(
         addr,
         json!({"opponent": "human", "seed": 3, "random_placement": true}),
     );
@@ -354,11 +293,11 @@ fn games_are_isolated_and_undo_goes_back_to_the_humans_decision() {
 fn a_thinking_engine_blocks_neither_its_game_nor_others() {
     let addr = start(ServeConfig::default());
     // The engine plays White and thinks for a second and a half.
-    let slow = new_game(
+    let slow = YINSH.new_game(
         addr,
         json!({"color": "black", "opponent": "mcts-rollout:time=1500", "seed": 4}),
     );
-    let other = new_game(addr, json!({"opponent": "random", "seed": 5}));
+    let other = YINSH.new_game(addr, json!({"opponent": "random", "seed": 5}));
     let (is, io) = (
         slow["id"].as_str().unwrap().to_string(),
         other["id"].as_str().unwrap().to_string(),
@@ -406,7 +345,7 @@ fn a_thinking_engine_blocks_neither_its_game_nor_others() {
 #[test]
 fn the_agents_view_sums_to_one_and_sgf_records_review() {
     let addr = start(ServeConfig::default());
-    let g = new_game(addr, json!({"opponent": "random", "seed": 6}));
+    let g = YINSH.new_game(addr, json!({"opponent": "random", "seed": 6}));
     let id = g["id"].as_str().unwrap();
     let (status, a) = get(addr, &format!("/api/games/{id}/analysis?sims=50"));
     assert_eq!(status, 200, "{a}");

@@ -1,30 +1,25 @@
 //! The play pages in a real browser: Debian's chromium, driven by
 //! playwright-core (`tests/web/play.mjs`, `tests/web/morris.mjs`,
-//! `tests/web/grid.mjs`), against the real server binary. Plays whole games
+//! `tests/web/grid.mjs`, `tests/web/emergo.mjs`, sharing
+//! `tests/web/browser.mjs`), against the real server binary. Plays whole games
 //! through clicks alone (YINSH: placements, moves, a row and a ring removed
 //! by the human; Morris: Six with a stone removed by click, Three with the
 //! perfect moves shown by the database and clicked; the grid game: Player 2
 //! clicking the solver's moves on 9 x 9, Player 1 on 5 x 5 with its corner
-//! steps marked, and the charts checked), checks the outcome shown, reviews
-//! the YINSH game from its move list and takes screenshots.
+//! steps marked, and the charts checked; Emergo: a game on the small board
+//! against `random`, capture chains a click per jump), checks the outcome
+//! shown, reviews the YINSH game from its move list and takes screenshots.
 //!
 //! Needs `/usr/bin/chromium` (or `$CHROMIUM`), `node`, and
 //! `npm ci --prefix tests/web`; `.ci/run` installs them. Without them the
 //! test fails and says what is missing, unless `YINSH_SKIP_BROWSER=1`.
 
-use std::io::{BufRead, BufReader};
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 
-/// Kills the server when the test ends, however it ends.
-struct Server(std::process::Child);
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
+use common::web::Server;
 
 fn missing_prerequisites(web: &Path) -> Vec<String> {
     let mut missing = Vec::new();
@@ -61,30 +56,6 @@ fn ready(web: &Path) -> bool {
         "the browser test cannot run: {}. Set YINSH_SKIP_BROWSER=1 to skip it.",
         missing.join("; ")
     );
-}
-
-/// Starts `yinsh-zero serve --port 0 --player random` with `extra`
-/// arguments; the server and its address.
-fn start_server(extra: &[&std::ffi::OsStr]) -> (Server, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_yinsh-zero"))
-        .args(["serve", "--port", "0", "--player", "random"])
-        .args(extra)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("start the server");
-    let stdout = child.stdout.take().expect("piped stdout");
-    let server = Server(child);
-    let mut line = String::new();
-    BufReader::new(stdout)
-        .read_line(&mut line)
-        .expect("read the server's first line");
-    let url = line
-        .trim()
-        .strip_prefix("listening on ")
-        .unwrap_or_else(|| panic!("the server did not print its address: `{line}`"))
-        .to_string();
-    (server, url)
 }
 
 /// Runs `script` against `url`, screenshots named `prefix-*.png` under
@@ -130,8 +101,8 @@ fn a_whole_game_is_played_through_clicks_in_chromium() {
     if !ready(&web) {
         return;
     }
-    let (_server, url) = start_server(&[]);
-    let (stdout, shots) = run_script(&web, "play.mjs", &url, "play");
+    let server = Server::start(&[]);
+    let (stdout, shots) = run_script(&web, "play.mjs", &server.url(), "play");
     assert!(stdout.contains("\"rowByClick\":true") && stdout.contains("\"ringByClick\":true"));
     check_shots(&shots, &["play-mid.png", "play-end.png"]);
 }
@@ -165,8 +136,8 @@ fn morris_games_are_played_through_clicks_in_chromium() {
         "solve failed: {}",
         String::from_utf8_lossy(&solved.stderr)
     );
-    let (_server, url) = start_server(&["--morris-db".as_ref(), root.path().as_os_str()]);
-    let (stdout, shots) = run_script(&web, "morris.mjs", &url, "morris");
+    let server = Server::start(&[&"--morris-db", &root.path()]);
+    let (stdout, shots) = run_script(&web, "morris.mjs", &server.url(), "morris");
     assert!(stdout.contains("\"removedByClick\":true"), "{stdout}");
     assert!(
         stdout.contains("\"outcome\":\"White wins: three in a row\""),
@@ -193,8 +164,8 @@ fn grid_games_are_played_through_clicks_in_chromium() {
     if !ready(&web) {
         return;
     }
-    let (_server, url) = start_server(&[]);
-    let (stdout, shots) = run_script(&web, "grid.mjs", &url, "grid");
+    let server = Server::start(&[]);
+    let (stdout, shots) = run_script(&web, "grid.mjs", &server.url(), "grid");
     assert!(
         stdout.contains("\"outcome\":\"Player 2 wins: Green entered a corner\""),
         "{stdout}"
@@ -207,4 +178,20 @@ fn grid_games_are_played_through_clicks_in_chromium() {
             "grid-five-end.png",
         ],
     );
+}
+
+/// Emergo on the small board against `random`: men entered, units stepped
+/// and jumped, capture chains a click per jump, all by clicks, the board
+/// drawn checked against the game after every decision, idle clicks that
+/// change nothing, undo by the button, to the outcome shown.
+#[test]
+fn an_emergo_game_is_played_through_clicks_in_chromium() {
+    let web = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/web");
+    if !ready(&web) {
+        return;
+    }
+    let server = Server::start(&[]);
+    let (stdout, shots) = run_script(&web, "emergo.mjs", &server.url(), "emergo");
+    assert!(stdout.contains("OK {\"outcome\":"), "{stdout}");
+    check_shots(&shots, &["emergo-mid.png", "emergo-end.png"]);
 }

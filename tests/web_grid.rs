@@ -7,155 +7,28 @@
 //! solver helpers: the optimal lines, and the node budget that keeps a deep
 //! position from stalling the server.
 
+mod common;
+
 use std::collections::BTreeSet;
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpStream;
-use std::process::{Child, Command, Stdio};
 use std::time::Instant;
 
+use common::web::{GRID, Server, error_of, get, post, strings};
 use serde_json::{Value, json};
 use yinsh_zero::game::{Color, Game, State};
 use yinsh_zero::grid::solve::Solver;
 use yinsh_zero::grid::{Grid, Position};
 use yinsh_zero::web::{OptimalLine, SOLVER_NODES, chart_series, solve_position};
 
-/// The server process, killed when the test ends however it ends.
-struct Server {
-    child: Child,
-    addr: String,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 fn serve() -> Server {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_yinsh-zero"))
-        .args([
-            "serve",
-            "--port",
-            "0",
-            "--player",
-            "random",
-            "--think-ms",
-            "500",
-        ])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("start the server");
-    let stdout = child.stdout.take().expect("piped stdout");
-    let mut line = String::new();
-    BufReader::new(stdout)
-        .read_line(&mut line)
-        .expect("read the server's first line");
-    let addr = line
-        .trim()
-        .strip_prefix("listening on http://")
-        .and_then(|a| a.strip_suffix('/'))
-        .unwrap_or_else(|| panic!("the server did not print its address: `{line}`"))
-        .to_string();
-    Server { child, addr }
+    Server::start(&[&"--think-ms", &"500"])
 }
 
-/// One HTTP/1.1 request: the status and the body as JSON (or as a JSON
-/// string when it is not JSON).
-fn request(s: &Server, method: &str, path: &str, body: Option<&str>) -> (u16, Value) {
-    let mut conn = TcpStream::connect(&s.addr).unwrap();
-    let body = body.unwrap_or("");
-    write!(
-        conn,
-        "{method} {path} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
-        s.addr,
-        body.len()
-    )
-    .unwrap();
-    let mut raw = Vec::new();
-    conn.read_to_end(&mut raw).unwrap();
-    let text = String::from_utf8(raw).unwrap();
-    let (head, rest) = text.split_once("\r\n\r\n").expect("a header");
-    let status: u16 = head.split(' ').nth(1).unwrap().parse().unwrap();
-    let body = if head
-        .to_ascii_lowercase()
-        .contains("transfer-encoding: chunked")
-    {
-        dechunk(rest)
-    } else {
-        rest.to_string()
-    };
-    let value = serde_json::from_str(&body).unwrap_or(Value::String(body));
-    (status, value)
-}
-
-fn dechunk(mut s: &str) -> String {
-    let mut out = String::new();
-    loop {
-        let (size, rest) = s.split_once("\r\n").unwrap();
-        let n = usize::from_str_radix(size.trim(), 16).unwrap();
-        if n == 0 {
-            return out;
-        }
-        out.push_str(&rest[..n]);
-        s = &rest[n + 2..];
-    }
-}
-
-fn get(s: &Server, path: &str) -> (u16, Value) {
-    request(s, "GET", path, None)
-}
-
-fn post(s: &Server, path: &str, body: &str) -> (u16, Value) {
-    request(s, "POST", path, Some(body))
-}
-
-fn new_game(s: &Server, body: Value) -> Value {
-    let (status, game) = post(s, "/api/grid/games", &body.to_string());
-    assert_eq!(status, 201, "{game}");
-    game
-}
-
-fn game_of(s: &Server, id: &str) -> Value {
-    let (status, game) = get(s, &format!("/api/grid/games/{id}"));
-    assert_eq!(status, 200, "{game}");
-    game
-}
-
-fn play(s: &Server, id: &str, action: &str) -> (u16, Value) {
-    post(
-        s,
-        &format!("/api/grid/games/{id}/play"),
-        &json!({ "action": action }).to_string(),
-    )
-}
-
-fn play_ok(s: &Server, id: &str, action: &str) -> Value {
-    let (status, game) = play(s, id, action);
-    assert_eq!(status, 200, "{action}: {game}");
-    game
-}
-
+/// The engine's reply: one decision.
 fn engine(s: &Server, id: &str) -> Value {
-    let (status, answer) = post(s, &format!("/api/grid/games/{id}/engine"), "");
+    let (status, answer) = GRID.engine(s, id);
     assert_eq!(status, 200, "{answer}");
     assert_eq!(answer["played"].as_array().unwrap().len(), 1, "{answer}");
     answer["game"].clone()
-}
-
-fn strings(v: &Value) -> Vec<String> {
-    v.as_array()
-        .unwrap_or_else(|| panic!("not an array: {v}"))
-        .iter()
-        .map(|x| x.as_str().unwrap().to_string())
-        .collect()
-}
-
-fn error_of(v: &Value) -> &str {
-    v["error"]
-        .as_str()
-        .unwrap_or_else(|| panic!("no error in {v}"))
 }
 
 /// The position the game's move list leads to, replayed by the library.
@@ -369,7 +242,7 @@ fn the_page_the_boards_and_refused_requests() {
     );
 
     // A new game with nothing asked: 9 x 9, Player 1 against the solver.
-    let g = new_game(&s, json!({}));
+    let g = GRID.new_game(&s, json!({}));
     assert_eq!(g["variant"], "9x9");
     assert_eq!(g["human"], "white");
     assert_eq!(g["opponent"], "solver");
@@ -395,7 +268,7 @@ fn the_page_the_boards_and_refused_requests() {
         assert_eq!(got, status, "{body}: {e}");
         assert!(error_of(&e).contains(words), "{body}: {e}");
     }
-    let before = game_of(&s, &id);
+    let before = GRID.game(&s, &id);
     for (action, status, words) in [
         ("xyz", 400, "no grid action"),
         ("ge6", 400, "no grid action"),
@@ -403,7 +276,7 @@ fn the_page_the_boards_and_refused_requests() {
         ("Gk5", 422, "not a point"),
         ("Ge7", 422, "not next to Green"),
     ] {
-        let (got, e) = play(&s, &id, action);
+        let (got, e) = GRID.play(&s, &id, action);
         assert_eq!(got, status, "{action}: {e}");
         assert!(error_of(&e).contains(words), "{action}: {e}");
     }
@@ -419,7 +292,7 @@ fn the_page_the_boards_and_refused_requests() {
     let (got, e) = post(&s, &format!("/api/grid/games/{id}/undo"), "");
     assert_eq!(got, 409, "{e}");
     assert!(error_of(&e).contains("nothing to undo"), "{e}");
-    let after = game_of(&s, &id);
+    let after = GRID.game(&s, &id);
     assert_eq!(after["history"], before["history"]);
     assert_eq!(after["board"]["red"], before["board"]["red"]);
     for path in [
@@ -438,7 +311,7 @@ fn the_page_the_boards_and_refused_requests() {
 
     // Every board size starts, each with its optimal line.
     for (variant, moves, red) in [("5x5", 4, 7), ("7x7", 6, 11), ("11x11", 10, 19)] {
-        let g = new_game(
+        let g = GRID.new_game(
             &s,
             json!({"variant": variant, "opponent": "random", "seed": 1}),
         );
@@ -456,7 +329,7 @@ fn the_page_the_boards_and_refused_requests() {
 #[test]
 fn player_2_beats_the_solver_with_its_own_advice_and_undo() {
     let s = serve();
-    let g = new_game(
+    let g = GRID.new_game(
         &s,
         json!({"variant": "9x9", "color": "black", "opponent": "solver", "seed": 3}),
     );
@@ -464,7 +337,7 @@ fn player_2_beats_the_solver_with_its_own_advice_and_undo() {
     assert_eq!(g["engine_to_act"], true);
     check_view(&g);
     check_verdict(&g);
-    let (status, e) = play(&s, &id, "e4");
+    let (status, e) = GRID.play(&s, &id, "e4");
     assert_eq!(status, 409, "{e}");
     assert!(error_of(&e).contains("engine's turn"), "{e}");
 
@@ -480,7 +353,7 @@ fn player_2_beats_the_solver_with_its_own_advice_and_undo() {
             assert_eq!(game["to_act"], "black");
             let best = strings(&game["solver"]["best"]);
             let before = strings(&game["history"]);
-            game = play_ok(&s, &id, &best[0]);
+            game = GRID.play_ok(&s, &id, &best[0]);
             if undone < 2 && before.len() >= 3 {
                 // Once before the engine answers (one decision back), once
                 // after (both back).
@@ -495,7 +368,7 @@ fn player_2_beats_the_solver_with_its_own_advice_and_undo() {
                 check_view(&g);
                 check_verdict(&g);
                 undone += 1;
-                game = play_ok(&s, &id, &best[0]);
+                game = GRID.play_ok(&s, &id, &best[0]);
             }
         }
         check_view(&game);
@@ -525,7 +398,7 @@ fn player_2_beats_the_solver_with_its_own_advice_and_undo() {
     }
     assert_eq!(played.last().unwrap()["distance"], 0);
     assert_eq!(game["can_undo"], true);
-    let (status, e) = play(&s, &id, "a1");
+    let (status, e) = GRID.play(&s, &id, "a1");
     assert_eq!(status, 409, "{e}");
     assert!(error_of(&e).contains("over"), "{e}");
     let (status, e) = post(&s, &format!("/api/grid/games/{id}/engine"), "");
@@ -539,7 +412,7 @@ fn player_2_beats_the_solver_with_its_own_advice_and_undo() {
 #[test]
 fn player_1_loses_to_the_solver_on_5x5() {
     let s = serve();
-    let g = new_game(
+    let g = GRID.new_game(
         &s,
         json!({"variant": "5x5", "color": "white", "opponent": "solver", "seed": 5}),
     );
@@ -560,7 +433,7 @@ fn player_1_loses_to_the_solver_on_5x5() {
         let best = strings(&game["solver"]["best"]);
         let action = best[0].clone();
         let before = strings(&game["history"]);
-        game = play_ok(&s, &id, &action);
+        game = GRID.play_ok(&s, &id, &action);
         if !game["outcome"].is_object() {
             assert_eq!(game["engine_to_act"], true);
             game = engine(&s, &id);
@@ -569,7 +442,7 @@ fn player_1_loses_to_the_solver_on_5x5() {
                 assert_eq!(status, 200, "{g}");
                 assert_eq!(strings(&g["history"]), before);
                 undone = true;
-                play_ok(&s, &id, &action);
+                GRID.play_ok(&s, &id, &action);
                 game = engine(&s, &id);
             }
         }
@@ -587,15 +460,15 @@ fn player_1_loses_to_the_solver_on_5x5() {
 #[test]
 fn two_humans_take_turns_and_undo_one_decision() {
     let s = serve();
-    let g = new_game(&s, json!({"variant": "7x7", "opponent": "human"}));
+    let g = GRID.new_game(&s, json!({"variant": "7x7", "opponent": "human"}));
     let id = g["id"].as_str().unwrap().to_string();
     assert_eq!(g["opponent"], "human");
     let (status, e) = post(&s, &format!("/api/grid/games/{id}/engine"), "");
     assert_eq!(status, 409, "{e}");
     assert!(error_of(&e).contains("no engine"), "{e}");
-    let g = play_ok(&s, &id, "Gd5");
+    let g = GRID.play_ok(&s, &id, "Gd5");
     assert_eq!(g["to_act"], "black");
-    let g = play_ok(&s, &id, "c5");
+    let g = GRID.play_ok(&s, &id, "c5");
     check_view(&g);
     check_verdict(&g);
     let (status, g) = post(&s, &format!("/api/grid/games/{id}/undo"), "");
@@ -606,11 +479,11 @@ fn two_humans_take_turns_and_undo_one_decision() {
 
     // A position too deep for the solver's budget (Player 2 played at
     // random): the verdict says so, in seconds, and is kept.
-    let g = new_game(&s, json!({"variant": "7x7", "opponent": "human"}));
+    let g = GRID.new_game(&s, json!({"variant": "7x7", "opponent": "human"}));
     let id = g["id"].as_str().unwrap().to_string();
     let mut g = g;
     for a in "Ge4 c1 Gf4 d5 Gg4 d7 Gg5 b2 Gf5 b7 Ge5 a3 Ge6 a7".split(' ') {
-        g = play_ok(&s, &id, a);
+        g = GRID.play_ok(&s, &id, a);
     }
     check_view(&g);
     let solver = &g["solver"];
@@ -622,11 +495,11 @@ fn two_humans_take_turns_and_undo_one_decision() {
         "{solver}"
     );
     let t = Instant::now();
-    let again = game_of(&s, &id);
+    let again = GRID.game(&s, &id);
     assert_eq!(again["solver"], *solver);
     assert!(t.elapsed().as_secs_f64() < 1.0, "{:?}", t.elapsed());
     // The legal steps are still offered and played.
-    let g = play_ok(&s, &id, "Gd6");
+    let g = GRID.play_ok(&s, &id, "Gd6");
     check_view(&g);
 }
 

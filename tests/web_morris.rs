@@ -4,141 +4,18 @@
 //! databases (Three Men's Morris, and Six, about 7 s) are solved by the
 //! real `solve` command into temporary directories.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpStream;
+mod common;
+
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 
+use common::web::{MORRIS, Server, error_of, get, post, strings};
 use serde_json::{Value, json};
-
-/// The server process, killed when the test ends however it ends.
-struct Server {
-    child: Child,
-    addr: String,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
 
 /// Starts `yinsh-zero serve` on a free port with the Morris databases
 /// under `db_root`.
 fn serve(db_root: &Path) -> Server {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_yinsh-zero"))
-        .args([
-            "serve",
-            "--port",
-            "0",
-            "--player",
-            "random",
-            "--think-ms",
-            "500",
-        ])
-        .arg("--morris-db")
-        .arg(db_root)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("start the server");
-    let stdout = child.stdout.take().expect("piped stdout");
-    let mut line = String::new();
-    BufReader::new(stdout)
-        .read_line(&mut line)
-        .expect("read the server's first line");
-    let addr = line
-        .trim()
-        .strip_prefix("listening on http://")
-        .and_then(|a| a.strip_suffix('/'))
-        .unwrap_or_else(|| panic!("the server did not print its address: `{line}`"))
-        .to_string();
-    Server { child, addr }
-}
-
-/// One HTTP/1.1 request: the status and the body as JSON (or as a JSON
-/// string when it is not JSON).
-fn request(s: &Server, method: &str, path: &str, body: Option<&str>) -> (u16, Value) {
-    let mut conn = TcpStream::connect(&s.addr).unwrap();
-    let body = body.unwrap_or("");
-    write!(
-        conn,
-        "{method} {path} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
-        s.addr,
-        body.len()
-    )
-    .unwrap();
-    let mut raw = Vec::new();
-    conn.read_to_end(&mut raw).unwrap();
-    let text = String::from_utf8(raw).unwrap();
-    let (head, rest) = text.split_once("\r\n\r\n").expect("a header");
-    let status: u16 = head.split(' ').nth(1).unwrap().parse().unwrap();
-    let body = if head
-        .to_ascii_lowercase()
-        .contains("transfer-encoding: chunked")
-    {
-        dechunk(rest)
-    } else {
-        rest.to_string()
-    };
-    let value = serde_json::from_str(&body).unwrap_or(Value::String(body));
-    (status, value)
-}
-
-fn dechunk(mut s: &str) -> String {
-    let mut out = String::new();
-    loop {
-        let (size, rest) = s.split_once("\r\n").unwrap();
-        let n = usize::from_str_radix(size.trim(), 16).unwrap();
-        if n == 0 {
-            return out;
-        }
-        out.push_str(&rest[..n]);
-        s = &rest[n + 2..];
-    }
-}
-
-fn get(s: &Server, path: &str) -> (u16, Value) {
-    request(s, "GET", path, None)
-}
-
-fn post(s: &Server, path: &str, body: &str) -> (u16, Value) {
-    request(s, "POST", path, Some(body))
-}
-
-fn new_game(s: &Server, body: Value) -> Value {
-    let (status, game) = post(s, "/api/morris/games", &body.to_string());
-    assert_eq!(status, 201, "{game}");
-    game
-}
-
-fn play(s: &Server, id: &str, action: &str) -> (u16, Value) {
-    post(
-        s,
-        &format!("/api/morris/games/{id}/play"),
-        &json!({ "action": action }).to_string(),
-    )
-}
-
-fn play_ok(s: &Server, id: &str, action: &str) -> Value {
-    let (status, game) = play(s, id, action);
-    assert_eq!(status, 200, "{action}: {game}");
-    game
-}
-
-fn strings(v: &Value) -> Vec<String> {
-    v.as_array()
-        .unwrap_or_else(|| panic!("not an array: {v}"))
-        .iter()
-        .map(|x| x.as_str().unwrap().to_string())
-        .collect()
-}
-
-fn error_of(v: &Value) -> &str {
-    v["error"]
-        .as_str()
-        .unwrap_or_else(|| panic!("no error in {v}"))
+    Server::start(&[&"--think-ms", &"500", &"--morris-db", &db_root])
 }
 
 fn variant<'a>(config: &'a Value, name: &str) -> &'a Value {
@@ -248,7 +125,7 @@ fn the_page_boards_and_bad_requests_without_a_database() {
     );
 
     // A game of two humans: a mill, its removal, errors, undo.
-    let g = new_game(&s, json!({"variant": "six", "opponent": "human"}));
+    let g = MORRIS.new_game(&s, json!({"variant": "six", "opponent": "human"}));
     let id = g["id"].as_str().unwrap();
     assert_eq!(g["variant"], "six");
     assert_eq!(g["phase"], "place");
@@ -256,7 +133,7 @@ fn the_page_boards_and_bad_requests_without_a_database() {
     assert_eq!(g["board"]["hand"], json!({"white": 6, "black": 6}));
     assert_eq!(strings(&g["legal"]).len(), 16);
     let malformed = |text: &str| {
-        let (status, e) = play(&s, id, text);
+        let (status, e) = MORRIS.play(&s, id, text);
         assert_eq!(status, 400, "{text}: {e}");
         assert!(error_of(&e).contains("no Morris action"), "{text}: {e}");
     };
@@ -265,7 +142,7 @@ fn the_page_boards_and_bad_requests_without_a_database() {
     malformed("x");
     malformed("a1x");
     let illegal = |text: &str, needle: &str| {
-        let (status, e) = play(&s, id, text);
+        let (status, e) = MORRIS.play(&s, id, text);
         assert_eq!(status, 422, "{text}: {e}");
         assert!(error_of(&e).contains(needle), "{text}: {e}");
     };
@@ -281,10 +158,10 @@ fn the_page_boards_and_bad_requests_without_a_database() {
     assert_eq!(status, 400, "{e}");
 
     for a in ["a1", "b2", "a3", "c2"] {
-        play_ok(&s, id, a);
+        MORRIS.play_ok(&s, id, a);
     }
     illegal("a3", "occupied");
-    let g = play_ok(&s, id, "a5");
+    let g = MORRIS.play_ok(&s, id, "a5");
     assert_eq!(g["phase"], "remove", "{g}");
     assert_eq!(g["to_act"], "white");
     let mut legal = strings(&g["legal"]);
@@ -309,7 +186,7 @@ fn the_page_boards_and_bad_requests_without_a_database() {
         p["state_note"].as_str().unwrap().contains("removing"),
         "{p}"
     );
-    let g = play_ok(&s, id, "xc2");
+    let g = MORRIS.play_ok(&s, id, "xc2");
     assert_eq!(g["board"]["black"], json!(["b2"]));
     assert_eq!(g["to_act"], "black");
     let turns: Vec<&str> = g["turns"]
@@ -337,7 +214,7 @@ fn the_page_boards_and_bad_requests_without_a_database() {
     // The start's state number is the last one: the layer with every stone
     // in hand comes last in the numbering and holds one state.
     for name in ["six", "nine"] {
-        let g = new_game(&s, json!({"variant": name, "opponent": "human"}));
+        let g = MORRIS.new_game(&s, json!({"variant": name, "opponent": "human"}));
         let (status, p) = get(
             &s,
             &format!("/api/morris/games/{}/perfect", g["id"].as_str().unwrap()),
@@ -354,10 +231,10 @@ fn the_page_boards_and_bad_requests_without_a_database() {
 
     // Nine Men's Morris, no database: the middle of the placement lies in
     // layers too big to number in memory, and the page is told so.
-    let g = new_game(&s, json!({"variant": "nine", "opponent": "human"}));
+    let g = MORRIS.new_game(&s, json!({"variant": "nine", "opponent": "human"}));
     let id = g["id"].as_str().unwrap();
     for a in ["a1", "d7", "g7", "g1", "d2", "c4", "b4", "f6", "e3", "e5"] {
-        let g = play_ok(&s, id, a);
+        let g = MORRIS.play_ok(&s, id, a);
         assert_eq!(g["phase"], "place", "{a}: {g}");
     }
     let (_, p) = get(&s, &format!("/api/morris/games/{id}/perfect"));
@@ -387,7 +264,7 @@ fn the_page_boards_and_bad_requests_without_a_database() {
     assert_eq!(status, 404, "{e}");
     let (status, _) = get(&s, "/api/morris/games/nope/perfect");
     assert_eq!(status, 404);
-    let (status, _) = play(&s, "nope", "a1");
+    let (status, _) = MORRIS.play(&s, "nope", "a1");
     assert_eq!(status, 404);
 }
 
@@ -395,14 +272,14 @@ fn the_page_boards_and_bad_requests_without_a_database() {
 fn a_game_against_an_engine_to_its_end_with_undo() {
     let empty = tempfile::tempdir().unwrap();
     let s = serve(empty.path());
-    let g = new_game(
+    let g = MORRIS.new_game(
         &s,
         json!({"variant": "six", "color": "black", "opponent": "random", "seed": 7}),
     );
     let id = g["id"].as_str().unwrap().to_string();
     assert_eq!(g["engine_to_act"], true);
     assert_eq!(g["can_undo"], false);
-    let (status, e) = play(&s, &id, "a1");
+    let (status, e) = MORRIS.play(&s, &id, "a1");
     assert_eq!(status, 409, "{e}");
     assert!(error_of(&e).contains("engine's turn"), "{e}");
     let (status, e) = post(&s, &format!("/api/morris/games/{id}/undo"), "");
@@ -430,7 +307,7 @@ fn a_game_against_an_engine_to_its_end_with_undo() {
             removals += 1;
         }
         let before = strings(&game["history"]);
-        game = play_ok(&s, &id, &action);
+        game = MORRIS.play_ok(&s, &id, &action);
         if !undone && before.len() >= 6 && !action.starts_with('x') && game["engine_to_act"] == true
         {
             // Undo takes back this action; the engine's reply was not made.
@@ -438,7 +315,7 @@ fn a_game_against_an_engine_to_its_end_with_undo() {
             assert_eq!(status, 200, "{g}");
             assert_eq!(strings(&g["history"]), before);
             undone = true;
-            game = play_ok(&s, &id, &action);
+            game = MORRIS.play_ok(&s, &id, &action);
         }
     }
     let outcome = &game["outcome"];
@@ -451,7 +328,7 @@ fn a_game_against_an_engine_to_its_end_with_undo() {
         "{text}"
     );
     assert!(undone);
-    let (status, e) = play(&s, &id, "a1");
+    let (status, e) = MORRIS.play(&s, &id, "a1");
     assert_eq!(status, 409, "{e}");
     assert!(error_of(&e).contains("over"), "{e}");
     println!(
@@ -476,7 +353,7 @@ fn a_solved_three_database_gives_values_best_moves_and_the_perfect_opponent() {
 
     // Both sides by hand, each playing a best action: the values follow
     // each other (a win in n is answered by a loss in n - 1) to the end.
-    let g = new_game(&s, json!({"variant": "three", "opponent": "human"}));
+    let g = MORRIS.new_game(&s, json!({"variant": "three", "opponent": "human"}));
     let id = g["id"].as_str().unwrap().to_string();
     let mut game = g;
     let mut first: Option<Value> = None;
@@ -517,7 +394,7 @@ fn a_solved_three_database_gives_values_best_moves_and_the_perfect_opponent() {
             first = Some(p.clone());
         }
         previous = Some(value);
-        game = play_ok(&s, &id, &best[0]);
+        game = MORRIS.play_ok(&s, &id, &best[0]);
     }
     let first = first.unwrap();
     // The start: the last state number, and a White win.
@@ -545,7 +422,7 @@ fn a_solved_three_database_gives_values_best_moves_and_the_perfect_opponent() {
     // The `perfect` opponent reads the server's database directory (not
     // the default one) and wins the won start against anything.
     for seed in 0..3u64 {
-        let g = new_game(
+        let g = MORRIS.new_game(
             &s,
             json!({"variant": "three", "color": "black", "seed": seed}),
         );
@@ -562,7 +439,7 @@ fn a_solved_three_database_gives_values_best_moves_and_the_perfect_opponent() {
                 game = answer["game"].clone();
             } else {
                 let legal = strings(&game["legal"]);
-                game = play_ok(&s, &id, &legal[(seed as usize * 7) % legal.len()]);
+                game = MORRIS.play_ok(&s, &id, &legal[(seed as usize * 7) % legal.len()]);
             }
         }
         assert_eq!(game["outcome"]["winner"], "white", "seed {seed}: {game}");
@@ -581,7 +458,7 @@ fn a_damaged_database_is_named_not_a_crash() {
         }
     }
     let s = serve(root.path());
-    let g = new_game(&s, json!({"variant": "three", "opponent": "human"}));
+    let g = MORRIS.new_game(&s, json!({"variant": "three", "opponent": "human"}));
     let id = g["id"].as_str().unwrap();
     let (status, p) = get(&s, &format!("/api/morris/games/{id}/perfect"));
     assert_eq!(status, 200, "{p}");
@@ -591,7 +468,7 @@ fn a_damaged_database_is_named_not_a_crash() {
     // The state number does not need the values.
     assert!(p["state"]["number"].is_u64(), "{p}");
     // The game goes on.
-    play_ok(&s, id, "b2");
+    MORRIS.play_ok(&s, id, "b2");
 }
 
 #[test]
@@ -602,8 +479,8 @@ fn a_solved_six_database_values_removals_and_numbers_states_as_without_it() {
     let empty = tempfile::tempdir().unwrap();
     let without = serve(empty.path());
 
-    let a = new_game(&with_db, json!({"variant": "six", "opponent": "human"}));
-    let b = new_game(&without, json!({"variant": "six", "opponent": "human"}));
+    let a = MORRIS.new_game(&with_db, json!({"variant": "six", "opponent": "human"}));
+    let b = MORRIS.new_game(&without, json!({"variant": "six", "opponent": "human"}));
     let (ida, idb) = (a["id"].as_str().unwrap(), b["id"].as_str().unwrap());
     let perfect = |s: &Server, id: &str| {
         let (status, p) = get(s, &format!("/api/morris/games/{id}/perfect"));
@@ -641,12 +518,12 @@ fn a_solved_six_database_values_removals_and_numbers_states_as_without_it() {
         } else {
             assert!(pa["state"]["number"].is_u64(), "{pa}");
         }
-        play_ok(&with_db, ida, action);
-        play_ok(&without, idb, action);
+        MORRIS.play_ok(&with_db, ida, action);
+        MORRIS.play_ok(&without, idb, action);
     }
 
     // The `perfect` opponent never loses the drawn start.
-    let g = new_game(
+    let g = MORRIS.new_game(
         &with_db,
         json!({"variant": "six", "color": "black", "opponent": "perfect", "seed": 3}),
     );
@@ -661,7 +538,7 @@ fn a_solved_six_database_values_removals_and_numbers_states_as_without_it() {
         } else {
             let legal = strings(&game["legal"]);
             k += 1;
-            game = play_ok(&with_db, &id, &legal[(k * 5) % legal.len()]);
+            game = MORRIS.play_ok(&with_db, &id, &legal[(k * 5) % legal.len()]);
         }
     }
     assert_ne!(game["outcome"]["winner"], "black", "{game}");

@@ -6,12 +6,18 @@ pub const RULES_HTML: &str = include_str!("assets/rules.html");
 pub const DASHBOARD_HTML: &str = include_str!("assets/dashboard.html");
 pub const MORRIS_HTML: &str = include_str!("assets/morris.html");
 pub const GRID_HTML: &str = include_str!("assets/grid.html");
+pub const EMERGO_HTML: &str = include_str!("assets/emergo.html");
 
 const FILES: &[(&str, &str, &str)] = &[
     (
         "style.css",
         "text/css; charset=utf-8",
         include_str!("assets/style.css"),
+    ),
+    (
+        "page.js",
+        "text/javascript; charset=utf-8",
+        include_str!("assets/page.js"),
     ),
     (
         "board.js",
@@ -32,6 +38,11 @@ const FILES: &[(&str, &str, &str)] = &[
         "grid.js",
         "text/javascript; charset=utf-8",
         include_str!("assets/grid.js"),
+    ),
+    (
+        "emergo.js",
+        "text/javascript; charset=utf-8",
+        include_str!("assets/emergo.js"),
     ),
     (
         "dashboard.js",

@@ -8,6 +8,7 @@ use rand::{Rng, SeedableRng};
 use serde::Serialize;
 
 use super::seat::EngineSeat;
+use super::seated::{SeatedGame, SeatedRules, deref_to_seated};
 use crate::arena::{PlayerInfo, PlayerSpec, PlayerSpecError, parse_player, players_of};
 use crate::yinsh::notation::{NotationError, format_turns, parse_action};
 use crate::yinsh::{Action, Color, Decision, Point, Position, Variant};
@@ -71,26 +72,25 @@ pub enum GameError {
     },
 }
 
-/// A game between a human and an engine (or two humans at one screen).
+/// A game between a human and an engine (or two humans at one screen):
+/// its decisions and engine seat are a [`SeatedGame`], which it derefs to
+/// (`position`, `actions`, `begin_engine`, ...).
+#[derive(Debug)]
 pub struct PageGame {
-    start: Position,
-    pos: Position,
-    actions: Vec<Action>,
+    seated: SeatedGame<Position>,
     /// Leading actions that undo never takes back (a random opening).
     fixed: usize,
-    /// The human, the opponent and the engine (see [`EngineSeat`]).
-    seat: EngineSeat<Position>,
     /// The markers the last ring move flipped (for the page to show).
     flipped: Vec<Point>,
 }
 
-impl std::fmt::Debug for PageGame {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("PageGame")
-            .field("opponent", &self.seat.opponent())
-            .field("human", &self.seat.human())
-            .field("actions", &self.actions)
-            .finish_non_exhaustive()
+deref_to_seated!(PageGame, Position);
+
+/// Decisions in single-decision notation (`e3`, `a2-h9`, `xg5-g9`, `xa5`,
+/// `pass`); [`PageGame::undo`] takes them back one by one.
+impl SeatedRules for Position {
+    fn parse_human(&self, text: &str) -> Result<Action, GameError> {
+        Ok(parse_action(self, text.trim())?)
     }
 }
 
@@ -154,161 +154,67 @@ impl PageGame {
             Box::new(parse_player),
         )?;
         let mut game = PageGame {
-            start,
-            pos: start,
-            actions: Vec::new(),
+            seated: SeatedGame::new(start, seat),
             fixed: 0,
-            seat,
             flipped: Vec::new(),
         };
         if options.random_placement {
             let mut rng = SmallRng::seed_from_u64(options.seed ^ 0x00be_11e5);
-            while game.pos.decision() == Decision::PlaceRing {
-                let legal = game.pos.legal_actions();
+            while game.position().decision() == Decision::PlaceRing {
+                let legal = game.position().legal_actions();
                 let a = legal[rng.random_range(0..legal.len())];
-                game.apply(a);
+                game.seated.apply(a);
             }
-            game.fixed = game.actions.len();
+            game.fixed = game.actions().len();
         }
         Ok(game)
-    }
-
-    /// The position now.
-    pub fn position(&self) -> &Position {
-        &self.pos
-    }
-
-    /// The position the game started from (empty board, standard or Blitz).
-    pub fn start(&self) -> &Position {
-        &self.start
-    }
-
-    /// Every decision so far, from [`PageGame::start`].
-    pub fn actions(&self) -> &[Action] {
-        &self.actions
-    }
-
-    pub fn human(&self) -> Color {
-        self.seat.human()
-    }
-
-    /// The engine's spec (with its time bound), or [`HUMAN`].
-    pub fn opponent(&self) -> &str {
-        self.seat.opponent()
-    }
-
-    pub fn has_engine(&self) -> bool {
-        self.seat.has_engine()
-    }
-
-    /// Whether the engine must make the next decision.
-    pub fn engine_to_act(&self) -> bool {
-        self.seat.engine_to_act(&self.pos)
-    }
-
-    pub fn is_thinking(&self) -> bool {
-        self.seat.is_thinking()
     }
 
     /// Plays the human's decision, written in single-decision notation
     /// (`e3`, `a2-h9`, `xg5-g9`, `xa5`, `pass`). On any error the game is
     /// unchanged.
     pub fn play(&mut self, text: &str) -> Result<Action, GameError> {
-        self.seat.check_human_turn(&self.pos)?;
-        let action = parse_action(&self.pos, text.trim())?;
-        self.seat.observe(&self.pos, action);
-        self.apply(action);
+        let action = self.seated.play(text)?;
+        self.flipped = self.flipped_by_last();
         Ok(action)
-    }
-
-    /// Lends the engine out to think about the current position, off the
-    /// game's lock. Give it back with [`PageGame::finish_engine`].
-    pub fn begin_engine(&mut self) -> Result<EngineJob, GameError> {
-        self.seat.lend(&self.pos)
     }
 
     /// Takes the engine back with the decisions it made; they are played if
     /// the game has not changed meanwhile.
     pub fn finish_engine(&mut self, done: EngineDone) -> Result<Vec<Action>, GameError> {
-        let actions = self.seat.take_back(done, &self.start, &self.actions)?;
-        for &a in &actions {
-            self.apply(a);
-        }
+        let actions = self.seated.finish_engine(done)?;
+        self.flipped = self.flipped_by_last();
         Ok(actions)
-    }
-
-    /// The lent engine never came back (it panicked): the game stays as it
-    /// was, with a fresh engine.
-    pub fn engine_lost(&mut self) {
-        self.seat.lost(&self.start, &self.actions);
     }
 
     /// Takes back decisions up to and including the human's last one, so
     /// the human decides again. Never undoes a random opening.
     pub fn undo(&mut self) -> Result<usize, GameError> {
-        self.seat.check_idle()?;
-        let mut replay = self.replay_positions();
-        let mut undone = 0;
-        // Pop until the last popped decision was the human's (any decision
-        // in a game of two humans).
-        while self.actions.len() > self.fixed {
-            self.actions.pop();
-            let before = replay.pop().expect("one position per action");
-            undone += 1;
-            if !self.has_engine() || before.to_act() == self.human() {
-                break;
-            }
-        }
-        if undone == 0 {
-            return Err(GameError::NothingToUndo);
-        }
-        self.pos = self.position_after(self.actions.len());
+        let undone = self.seated.take_back(self.fixed, |_| true)?;
         self.flipped.clear();
-        self.seat.undone(&self.start, &self.actions);
         Ok(undone)
     }
 
-    /// The positions before each action.
-    fn replay_positions(&self) -> Vec<Position> {
-        let mut pos = self.start;
-        let mut out = Vec::with_capacity(self.actions.len());
-        for &a in &self.actions {
-            out.push(pos);
-            pos.play_unchecked(a);
-        }
-        out
-    }
-
-    fn position_after(&self, n: usize) -> Position {
-        let mut pos = self.start;
-        for &a in &self.actions[..n] {
-            pos.play_unchecked(a);
-        }
-        pos
-    }
-
-    fn apply(&mut self, action: Action) {
-        let before = self.pos;
-        self.pos.play_unchecked(action);
-        self.actions.push(action);
-        self.seat.changed();
-        self.flipped = match action {
-            Action::Move { from, .. } => Point::all()
-                .filter(|&p| p != from)
-                .filter(|&p| {
-                    before.markers(Color::White).contains(p)
-                        && self.pos.markers(Color::Black).contains(p)
-                        || before.markers(Color::Black).contains(p)
-                            && self.pos.markers(Color::White).contains(p)
-                })
-                .collect(),
-            _ => Vec::new(),
+    /// The markers the last decision flipped: none unless it moved a ring.
+    fn flipped_by_last(&self) -> Vec<Point> {
+        let (Some(&Action::Move { from, .. }), [.., before, after]) =
+            (self.actions().last(), self.positions())
+        else {
+            return Vec::new();
         };
+        Point::all()
+            .filter(|&p| p != from)
+            .filter(|&p| {
+                before.markers(Color::White).contains(p) && after.markers(Color::Black).contains(p)
+                    || before.markers(Color::Black).contains(p)
+                        && after.markers(Color::White).contains(p)
+            })
+            .collect()
     }
 
     /// Everything the page shows about the game.
     pub fn view(&self, id: &str) -> GameView {
-        let pos = &self.pos;
+        let pos = self.position();
         let over = pos.outcome();
         GameView {
             id: id.to_string(),
@@ -326,17 +232,17 @@ impl PageGame {
             } else {
                 pos.legal_actions().iter().map(|a| a.to_string()).collect()
             },
-            history: self.actions.iter().map(|a| a.to_string()).collect(),
-            moves: format_turns(&self.start, &self.actions),
+            history: self.history(),
+            moves: format_turns(self.start(), self.actions()),
             fixed: self.fixed,
-            last: self.actions.last().map(|a| a.to_string()),
+            last: self.last(),
             flipped: self.flipped.iter().map(|p| p.to_string()).collect(),
             outcome: over.map(|o| OutcomeView {
                 winner: o.winner,
                 reason: o.reason.name(),
                 text: outcome_text(&o),
             }),
-            can_undo: self.actions.len() > self.fixed && !self.is_thinking(),
+            can_undo: self.actions().len() > self.fixed && !self.is_thinking(),
         }
     }
 }

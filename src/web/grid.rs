@@ -1,6 +1,6 @@
 //! One game of the UMO 2014 grid game on the server (`docs/grid-rules.md`):
 //! the decisions so far, who the human is, the engine opponent that follows
-//! the game (the same [`EngineSeat`] as YINSH's and Morris's), and what the
+//! the game (a [`SeatedGame`] like every page's), and what the
 //! exact solver (`crate::grid::solve`) says about it: the optimal line from
 //! the start, drawn beside the game actually played, and the verdict on the
 //! position now.
@@ -20,6 +20,7 @@ use serde::Serialize;
 
 use super::game::{GameError, OutcomeView, bounded_spec_among};
 use super::seat::EngineSeat;
+use super::seated::{SeatedGame, SeatedRules, deref_to_seated};
 use crate::arena::{parse_game_player, players_of};
 use crate::game::{Color, Game, GameResult, State};
 use crate::grid::solve::{Solver, Value};
@@ -444,15 +445,11 @@ impl Verdicts {
 }
 
 /// A grid game between a human and an engine (or two humans at one
-/// screen).
+/// screen): its decisions and engine seat are a [`SeatedGame`], which it
+/// derefs to (`position`, `play`, `undo`, ...), beside the solver's view.
 pub struct GridGame {
     grid: Grid,
-    /// `positions[i]` is the position before `actions[i]`; the last one is
-    /// the position now.
-    positions: Vec<Position>,
-    actions: Vec<Action>,
-    /// The human, the opponent and the engine (see [`EngineSeat`]).
-    seat: EngineSeat<Position>,
+    seated: SeatedGame<Position>,
     optimal: Arc<OptimalLine>,
     verdicts: Arc<Verdicts>,
 }
@@ -461,10 +458,18 @@ impl std::fmt::Debug for GridGame {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("GridGame")
             .field("side", &self.grid.side)
-            .field("opponent", &self.seat.opponent())
-            .field("human", &self.seat.human())
-            .field("actions", &self.actions)
+            .field("seated", &self.seated)
             .finish_non_exhaustive()
+    }
+}
+
+deref_to_seated!(GridGame, Position);
+
+/// Plays (`Ge6`, `d5`) as `parse_action` reads them; every turn is one
+/// decision.
+impl SeatedRules for Position {
+    fn parse_human(&self, text: &str) -> Result<Action, GameError> {
+        parse_action(self, text)
     }
 }
 
@@ -489,9 +494,7 @@ impl GridGame {
         )?;
         Ok(GridGame {
             grid,
-            positions: vec![start],
-            actions: Vec::new(),
-            seat,
+            seated: SeatedGame::new(start, seat),
             optimal,
             verdicts: Arc::default(),
         })
@@ -499,110 +502,6 @@ impl GridGame {
 
     pub fn grid(&self) -> Grid {
         self.grid
-    }
-
-    /// The position now.
-    pub fn position(&self) -> &Position {
-        self.positions.last().expect("the start is always there")
-    }
-
-    /// Every decision so far, from the start.
-    pub fn actions(&self) -> &[Action] {
-        &self.actions
-    }
-
-    pub fn human(&self) -> Color {
-        self.seat.human()
-    }
-
-    /// The engine's spec (with its time bound), or [`super::HUMAN`].
-    pub fn opponent(&self) -> &str {
-        self.seat.opponent()
-    }
-
-    pub fn has_engine(&self) -> bool {
-        self.seat.has_engine()
-    }
-
-    /// Whether the engine must make the next decision.
-    pub fn engine_to_act(&self) -> bool {
-        self.seat.engine_to_act(self.position())
-    }
-
-    pub fn is_thinking(&self) -> bool {
-        self.seat.is_thinking()
-    }
-
-    /// Plays the human's decision (`Ge6` or `d5`). On any error the game
-    /// is unchanged.
-    pub fn play(&mut self, text: &str) -> Result<Action, GameError> {
-        self.seat.check_human_turn(self.position())?;
-        let action = parse_action(self.position(), text)?;
-        let pos = self.positions.last().expect("a position");
-        self.seat.observe(pos, action);
-        self.apply(action);
-        Ok(action)
-    }
-
-    /// Lends the engine out to think about the current position, off the
-    /// game's lock. Give it back with [`GridGame::finish_engine`].
-    pub fn begin_engine(&mut self) -> Result<GridEngineJob, GameError> {
-        let pos = self.positions.last().expect("a position");
-        self.seat.lend(pos)
-    }
-
-    /// Takes the engine back with the decisions it made; they are played
-    /// if the game has not changed meanwhile.
-    pub fn finish_engine(&mut self, done: GridEngineDone) -> Result<Vec<Action>, GameError> {
-        let actions = self
-            .seat
-            .take_back(done, &self.positions[0], &self.actions)?;
-        for &a in &actions {
-            self.apply(a);
-        }
-        Ok(actions)
-    }
-
-    /// The lent engine never came back (it panicked): the game stays as it
-    /// was, with a fresh engine.
-    pub fn engine_lost(&mut self) {
-        self.seat.lost(&self.positions[0], &self.actions);
-    }
-
-    /// Takes back the human's last decision and the engine's after it, so
-    /// the human decides again; in a game of two humans, the last
-    /// decision.
-    pub fn undo(&mut self) -> Result<usize, GameError> {
-        self.seat.check_idle()?;
-        if !self.human_has_acted() {
-            return Err(GameError::NothingToUndo);
-        }
-        let mut undone = 0;
-        while self.actions.pop().is_some() {
-            self.positions.pop();
-            undone += 1;
-            if !self.has_engine() || self.position().to_act() == self.human() {
-                break;
-            }
-        }
-        self.seat.undone(&self.positions[0], &self.actions);
-        Ok(undone)
-    }
-
-    /// Whether there is a decision of the human's to take back.
-    fn human_has_acted(&self) -> bool {
-        self.positions
-            .iter()
-            .zip(&self.actions)
-            .any(|(p, _)| !self.has_engine() || p.to_act() == self.human())
-    }
-
-    fn apply(&mut self, action: Action) {
-        let mut next = *self.position();
-        next.play_unchecked(action);
-        self.positions.push(next);
-        self.actions.push(action);
-        self.seat.changed();
     }
 
     /// The solver's verdict on the position now, if the game is on and it
@@ -621,7 +520,7 @@ impl GridGame {
     pub fn view(&self, id: &str) -> GridView {
         let pos = self.position();
         let over = pos.is_over();
-        let start = self.positions[0];
+        let start = *self.start();
         GridView {
             id: id.to_string(),
             variant: self.grid.variant().to_string(),
@@ -643,12 +542,12 @@ impl GridGame {
                     loses: loses(pos, a),
                 })
                 .collect(),
-            history: self.actions.iter().map(|a| a.to_string()).collect(),
-            last: self.actions.last().map(|a| a.to_string()),
+            history: self.history(),
+            last: self.last(),
             outcome: outcome(pos),
-            can_undo: !self.is_thinking() && self.human_has_acted(),
+            can_undo: self.can_undo(),
             charts: Charts {
-                played: chart_series(&start, &self.actions),
+                played: chart_series(&start, self.actions()),
                 optimal: self.optimal.series.clone(),
             },
             optimal: OptimalSummary {

@@ -1,8 +1,8 @@
-//! Play YINSH, Morris and the UMO 2014 grid game in the browser, and watch
-//! a training run: `yinsh-zero serve`.
+//! Play YINSH, Morris, the UMO 2014 grid game and Emergo in the browser,
+//! and watch a training run: `yinsh-zero serve`.
 //!
-//! [`router`] serves five pages (play, rules, dashboard, `/morris`,
-//! `/grid`) and a JSON API:
+//! [`router`] serves six pages (play, rules, dashboard, `/morris`, `/grid`,
+//! `/emergo`) and a JSON API:
 //!
 //! | route | what |
 //! |---|---|
@@ -27,6 +27,12 @@
 //! | `POST /api/grid/games/{id}/play` `{"action": "Ge6"}` | the human's action (`Ge6` moves Green, `d5` puts a Red stone) |
 //! | `POST /api/grid/games/{id}/engine` | the engine makes its decision |
 //! | `POST /api/grid/games/{id}/undo` | back to the human's last decision |
+//! | `GET /api/emergo/config` | each Emergo variant's board (`standard`, `blocked-loses`, `small`), suggested opponents and player kinds |
+//! | `POST /api/emergo/games` `{"variant","color","opponent","seed"}` | a new Emergo game (all fields optional; default `standard`, White, `alphabeta:depth=4`) |
+//! | `GET /api/emergo/games/{id}` | the game: units (controllers over prisoners), men in hand, legal entries, steps and jumps, the chain under way, turns, outcome |
+//! | `POST /api/emergo/games/{id}/play` `{"action": "c3xe5"}` | the human's decision (`@e5` enters, `c3-d4` steps, `c3xe5` is one jump of a chain) |
+//! | `POST /api/emergo/games/{id}/engine` | the engine makes all its decisions in a row (a whole chain) |
+//! | `POST /api/emergo/games/{id}/undo` | back to the start of the human's last turn (a whole chain) |
 //!
 //! Errors are `{"error": message}` with a 4xx status: 400 for a malformed
 //! request (an unknown variant, text that is no action, a bad player spec),
@@ -39,6 +45,8 @@
 
 mod analysis;
 mod assets;
+mod emergo;
+mod emergo_api;
 mod game;
 mod grid;
 mod grid_api;
@@ -47,10 +55,16 @@ mod morris_api;
 mod morris_db;
 mod run_view;
 mod seat;
+mod seated;
+mod served;
 mod server;
 
 pub use analysis::{
     Analysis, EvaluatorFactory, MoveShare, analyze, rollout_evaluators, spec_evaluators,
+};
+pub use emergo::{
+    EmergoBoard, EmergoEngineDone, EmergoEngineJob, EmergoGame, EmergoLegalView, EmergoOptions,
+    EmergoVariantView, EmergoView, UnitView, emergo_named, emergo_spec, emergo_title,
 };
 pub use game::{
     BoardView, ByColour, EngineDone, EngineJob, GameError, GameOptions, GameView, HUMAN,
@@ -63,11 +77,12 @@ pub use grid::{
 };
 pub use morris::{
     BoardGeometry, MorrisBoard, MorrisEngineDone, MorrisEngineJob, MorrisGame, MorrisOptions,
-    MorrisView, TurnView, morris_spec,
+    MorrisView, morris_spec,
 };
 pub use morris_db::{
     ActionValue, DbStatus, MAX_INDEX_WITHOUT_DB, MorrisDatabases, PerfectView, StateNumber,
     ValueView,
 };
 pub use run_view::{EvalFile, RunView, SeriesPoint, read_run};
+pub use seated::{SeatedGame, SeatedRules, TurnView};
 pub use server::{ApiError, ServeConfig, router, serve};

@@ -1,7 +1,8 @@
-//! One Morris game on the server (Nine, Six or Three Men's Morris): the
-//! decisions so far, who the human is, and the engine opponent that
-//! follows the game. The engine is lent out to think off the game's lock
-//! by the same [`EngineSeat`] as [`super::PageGame`]'s.
+//! One Morris game on the server (Nine, Six or Three Men's Morris): a
+//! [`SeatedGame`] like every page's (the decisions so far, who the human
+//! is, the engine opponent that follows the game), with Morris's notation
+//! for the human's decisions, a turn that closed a mill going on with its
+//! removal, and the view the Morris page draws.
 
 use std::path::Path;
 use std::time::Duration;
@@ -10,6 +11,7 @@ use serde::Serialize;
 
 use super::game::{ByColour, GameError, OutcomeView, bounded_spec_among};
 use super::seat::EngineSeat;
+use super::seated::{SeatedGame, SeatedRules, TurnView, deref_to_seated};
 use crate::arena::{PlayerSpec, parse_game_player, players_of};
 use crate::game::{Color, GameResult, State};
 use crate::morris::{Action, Morris, Position, Square, Variant, geometry};
@@ -20,7 +22,8 @@ pub struct MorrisOptions {
     pub variant: Variant,
     /// The colour the human plays.
     pub human: Color,
-    /// A player spec (see [`crate::arena::parse_game_player`]) or [`HUMAN`].
+    /// A player spec (see [`crate::arena::parse_game_player`]) or
+    /// [`super::HUMAN`].
     pub opponent: String,
     /// Seeds the engine.
     pub seed: u64,
@@ -97,25 +100,25 @@ pub fn parse_action(pos: &Position, text: &str) -> Result<Action, GameError> {
 }
 
 /// A Morris game between a human and an engine (or two humans at one
-/// screen).
+/// screen): its decisions and engine seat are a [`SeatedGame`], which it
+/// derefs to (`position`, `play`, `undo`, ...).
+#[derive(Debug)]
 pub struct MorrisGame {
     game: Morris,
-    /// `positions[i]` is the position before `actions[i]`; the last one is
-    /// the position now.
-    positions: Vec<Position>,
-    actions: Vec<Action>,
-    /// The human, the opponent and the engine (see [`EngineSeat`]).
-    seat: EngineSeat<Position>,
+    seated: SeatedGame<Position>,
 }
 
-impl std::fmt::Debug for MorrisGame {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("MorrisGame")
-            .field("variant", &self.game.rules)
-            .field("opponent", &self.seat.opponent())
-            .field("human", &self.seat.human())
-            .field("actions", &self.actions)
-            .finish_non_exhaustive()
+deref_to_seated!(MorrisGame, Position);
+
+/// Plays (`d2`, `d2-d3`, `xd5`) as `parse_action` reads them; a turn
+/// that closed a mill goes on with its removal.
+impl SeatedRules for Position {
+    fn parse_human(&self, text: &str) -> Result<Action, GameError> {
+        parse_action(self, text)
+    }
+
+    fn starts_turn(&self) -> bool {
+        !self.removing()
     }
 }
 
@@ -140,124 +143,12 @@ impl MorrisGame {
         )?;
         Ok(MorrisGame {
             game,
-            positions: vec![start],
-            actions: Vec::new(),
-            seat,
+            seated: SeatedGame::new(start, seat),
         })
     }
 
     pub fn variant(&self) -> Variant {
         self.game.rules
-    }
-
-    /// The position now.
-    pub fn position(&self) -> &Position {
-        self.positions.last().expect("the start is always there")
-    }
-
-    /// Every decision so far, from the empty board.
-    pub fn actions(&self) -> &[Action] {
-        &self.actions
-    }
-
-    pub fn human(&self) -> Color {
-        self.seat.human()
-    }
-
-    /// The engine's spec (with its time bound), or [`super::HUMAN`].
-    pub fn opponent(&self) -> &str {
-        self.seat.opponent()
-    }
-
-    pub fn has_engine(&self) -> bool {
-        self.seat.has_engine()
-    }
-
-    /// Whether the engine must make the next decision.
-    pub fn engine_to_act(&self) -> bool {
-        self.seat.engine_to_act(self.position())
-    }
-
-    pub fn is_thinking(&self) -> bool {
-        self.seat.is_thinking()
-    }
-
-    /// Plays the human's decision (`d2`, `d2-d3`, `xd5`). On any error the
-    /// game is unchanged.
-    pub fn play(&mut self, text: &str) -> Result<Action, GameError> {
-        self.seat.check_human_turn(self.position())?;
-        let action = parse_action(self.position(), text)?;
-        let pos = self.positions.last().expect("a position");
-        self.seat.observe(pos, action);
-        self.apply(action);
-        Ok(action)
-    }
-
-    /// Lends the engine out to think about the current position, off the
-    /// game's lock. Give it back with [`MorrisGame::finish_engine`].
-    pub fn begin_engine(&mut self) -> Result<MorrisEngineJob, GameError> {
-        let pos = self.positions.last().expect("a position");
-        self.seat.lend(pos)
-    }
-
-    /// Takes the engine back with the decisions it made; they are played
-    /// if the game has not changed meanwhile.
-    pub fn finish_engine(&mut self, done: MorrisEngineDone) -> Result<Vec<Action>, GameError> {
-        let actions = self
-            .seat
-            .take_back(done, &self.positions[0], &self.actions)?;
-        for &a in &actions {
-            self.apply(a);
-        }
-        Ok(actions)
-    }
-
-    /// The lent engine never came back (it panicked): the game stays as it
-    /// was, with a fresh engine.
-    pub fn engine_lost(&mut self) {
-        self.seat.lost(&self.positions[0], &self.actions);
-    }
-
-    /// Takes back the human's last whole turn (its removal included) and
-    /// the engine's turns after it, so the human decides again; in a game
-    /// of two humans, the last whole turn.
-    pub fn undo(&mut self) -> Result<usize, GameError> {
-        self.seat.check_idle()?;
-        if !self.human_has_acted() {
-            return Err(GameError::NothingToUndo);
-        }
-        let mut undone = 0;
-        while self.actions.pop().is_some() {
-            self.positions.pop();
-            undone += 1;
-            let before = self.position();
-            // `before` started a turn (it is no pending removal): stop
-            // there if that turn was the human's.
-            if !before.removing() && (!self.has_engine() || before.to_act() == self.human()) {
-                break;
-            }
-        }
-        if undone == 0 {
-            return Err(GameError::NothingToUndo);
-        }
-        self.seat.undone(&self.positions[0], &self.actions);
-        Ok(undone)
-    }
-
-    /// Whether there is a decision of the human's to take back.
-    fn human_has_acted(&self) -> bool {
-        self.positions
-            .iter()
-            .zip(&self.actions)
-            .any(|(p, _)| !self.has_engine() || p.to_act() == self.human())
-    }
-
-    fn apply(&mut self, action: Action) {
-        let mut next = self.position().clone();
-        next.play_unchecked(action);
-        self.positions.push(next);
-        self.actions.push(action);
-        self.seat.changed();
     }
 
     /// Everything the page shows about the game.
@@ -277,13 +168,13 @@ impl MorrisGame {
             thinking: self.is_thinking(),
             board: MorrisBoard::of(pos),
             legal: pos.legal_actions().iter().map(|a| a.to_string()).collect(),
-            history: self.actions.iter().map(|a| a.to_string()).collect(),
-            turns: turns(&self.positions, &self.actions),
-            last: self.actions.last().map(|a| a.to_string()),
+            history: self.history(),
+            turns: self.turns(),
+            last: self.last(),
             quiet_moves: pos.quiet_moves(),
             repetitions: pos.repetitions(),
             outcome: outcome(pos),
-            can_undo: !self.is_thinking() && self.human_has_acted(),
+            can_undo: self.can_undo(),
         }
     }
 }
@@ -344,22 +235,6 @@ pub fn outcome(pos: &Position) -> Option<OutcomeView> {
     })
 }
 
-/// The decisions grouped into whole turns (a placement or move and the
-/// removal it earned).
-fn turns(positions: &[Position], actions: &[Action]) -> Vec<TurnView> {
-    let mut out: Vec<TurnView> = Vec::new();
-    for (pos, a) in positions.iter().zip(actions) {
-        match out.last_mut() {
-            Some(t) if pos.removing() => t.text = format!("{} {a}", t.text),
-            _ => out.push(TurnView {
-                player: pos.to_act(),
-                text: a.to_string(),
-            }),
-        }
-    }
-    out
-}
-
 /// A Morris engine lent out to think, with what it is asked about.
 pub type MorrisEngineJob = super::seat::EngineJob<Position>;
 
@@ -400,14 +275,6 @@ impl MorrisBoard {
     }
 }
 
-/// One whole turn of the move list.
-#[derive(Clone, Debug, Serialize)]
-pub struct TurnView {
-    pub player: Color,
-    /// E.g. `d2` or `d2-d3 xb4`.
-    pub text: String,
-}
-
 /// A Morris game as the API returns it.
 #[derive(Clone, Debug, Serialize)]
 pub struct MorrisView {
@@ -421,7 +288,8 @@ pub struct MorrisView {
     pub ply: u32,
     /// `None` once the game is over.
     pub to_act: Option<Color>,
-    /// See [`phase`].
+    /// What the player to act does: `place`, `move`, `fly`, `remove`, or
+    /// `over`.
     pub phase: &'static str,
     pub engine_to_act: bool,
     pub thinking: bool,

@@ -8,38 +8,27 @@
 use axum::Router;
 use axum::body::Bytes;
 use axum::extract::{Path, State};
-use axum::http::StatusCode;
 use axum::response::Response;
 use axum::routing::{get, post};
-use serde::Deserialize;
 use serde_json::json;
 
 use super::assets;
-use super::game::GameError;
 use super::game::HUMAN;
 use super::morris::{BoardGeometry, MorrisGame, MorrisOptions, MorrisView, title, variant_named};
-use super::seat::{EngineDone, EngineJob};
-use super::server::{
-    ApiError, AppState, Games, ServedGame, Shared, body, created, engine_move, get_game, lock, ok,
-    page, undo,
-};
-use crate::arena::players_of;
+use super::served::{ActionRequest, Games, NewGame, ServedGame, create, game_routes, players_json};
+use super::server::{ApiError, AppState, Shared, body, internal, lock, ok, page};
 use crate::game::Color;
-use crate::morris::{Action, Morris, Position, Variant};
+use crate::morris::{Morris, Position, Variant};
 
 pub(super) fn routes() -> Router<Shared> {
     Router::new()
         .route("/morris", get(|| async { page(assets::MORRIS_HTML) }))
         .route("/api/morris/config", get(config_info))
         .route("/api/morris/games", post(new_game))
-        .route("/api/morris/games/{id}", get(get_game::<MorrisGame>))
-        .route("/api/morris/games/{id}/play", post(play))
-        .route(
-            "/api/morris/games/{id}/engine",
-            post(engine_move::<MorrisGame>),
-        )
-        .route("/api/morris/games/{id}/undo", post(undo::<MorrisGame>))
         .route("/api/morris/games/{id}/perfect", get(perfect))
+        .merge(game_routes::<MorrisGame, ActionRequest>(
+            "/api/morris/games",
+        ))
 }
 
 impl ServedGame for MorrisGame {
@@ -51,22 +40,6 @@ impl ServedGame for MorrisGame {
     fn view(&self, id: &str) -> MorrisView {
         MorrisGame::view(self, id)
     }
-    fn undo(&mut self) -> Result<usize, GameError> {
-        MorrisGame::undo(self)
-    }
-    fn begin_engine(&mut self) -> Result<EngineJob<Position>, GameError> {
-        MorrisGame::begin_engine(self)
-    }
-    fn finish_engine(&mut self, done: EngineDone<Position>) -> Result<Vec<Action>, GameError> {
-        MorrisGame::finish_engine(self, done)
-    }
-    fn engine_lost(&mut self) {
-        MorrisGame::engine_lost(self)
-    }
-}
-
-fn internal(e: impl std::fmt::Display) -> ApiError {
-    ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, e.to_string())
 }
 
 /// Opponents the page suggests for a variant, the default first: the
@@ -108,38 +81,20 @@ async fn config_info(State(state): State<Shared>) -> Result<Response, ApiError> 
     })
     .await
     .map_err(internal)?;
-    let players: Vec<_> = players_of::<Morris>()
-        .iter()
-        .map(|p| json!({ "name": p.name, "about": p.about, "keys": p.keys.iter().map(|(k, a)| json!({"key": k, "about": a})).collect::<Vec<_>>() }))
-        .collect();
     Ok(ok(json!({
         "variants": variants,
-        "players": players,
-        "max_think_ms": state.config.max_think.as_millis() as u64,
+        "players": players_json::<Morris>(),
+        "max_think_ms": state.config.max_think_ms(),
     })))
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct NewGame {
-    /// `nine` (default), `six` or `three`.
-    #[serde(default)]
-    variant: Option<String>,
-    #[serde(default)]
-    color: Option<Color>,
-    /// A player spec or `human`; default: `perfect` where the variant has
-    /// a database, else `alphabeta:depth=4`.
-    #[serde(default)]
-    opponent: Option<String>,
-    #[serde(default)]
-    seed: Option<u64>,
-}
-
+/// A new game: `nine` by default, the human White, the opponent the
+/// variant's first suggestion (`perfect` where it has a database).
 async fn new_game(State(state): State<Shared>, bytes: Bytes) -> Result<Response, ApiError> {
     let req: NewGame = body(&bytes)?;
     let variant = variant_named(req.variant.as_deref().unwrap_or("nine"))?;
-    let st = state.clone();
-    let game = tokio::task::spawn_blocking(move || {
+    // Building a player may open a database or load a network.
+    create(&state, move |st| {
         let opponent = match req.opponent {
             Some(o) => o,
             None => suggestions(st.morris_dbs.get(variant).is_ok())[0].to_string(),
@@ -150,7 +105,6 @@ async fn new_game(State(state): State<Shared>, bytes: Bytes) -> Result<Response,
             opponent,
             seed: req.seed.unwrap_or_else(rand::random),
         };
-        // Building a player may open a database or load a network.
         MorrisGame::new(
             &options,
             st.config.max_think,
@@ -158,27 +112,6 @@ async fn new_game(State(state): State<Shared>, bytes: Bytes) -> Result<Response,
         )
     })
     .await
-    .map_err(internal)??;
-    Ok(created(&state, game))
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct PlayRequest {
-    /// `d2`, `d2-d3` or `xd5`.
-    action: String,
-}
-
-async fn play(
-    State(state): State<Shared>,
-    Path(id): Path<String>,
-    bytes: Bytes,
-) -> Result<Response, ApiError> {
-    let game = state.morris.get(&id)?;
-    let req: PlayRequest = body(&bytes)?;
-    let mut g = lock(&game);
-    g.play(&req.action)?;
-    Ok(ok(g.view(&id)))
 }
 
 /// The database's view of the game's position, with the decision count it

@@ -1,6 +1,6 @@
 //! The engine's seat at a game on the server, the same for every game
-//! (YINSH's [`super::PageGame`], Morris's [`super::MorrisGame`]): who the
-//! human is, the opponent spec, and the engine that follows the game.
+//! (each page's [`super::SeatedGame`] has one): who the human is, the
+//! opponent spec, and the engine that follows the game.
 //!
 //! The engine is lent out to think off the game's lock
 //! ([`EngineSeat::lend`]) and given back with its decisions

@@ -6,9 +6,7 @@
 //! and runs on the blocking pool, so one slow engine never stalls other
 //! games or other requests about its own game.
 
-use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -23,13 +21,14 @@ use serde_json::json;
 
 use super::analysis::{EvaluatorFactory, analyze, spec_evaluators};
 use super::assets;
+use super::emergo::EmergoGame;
 use super::game::{BoardView, GameError, GameOptions, GameView, PageGame, outcome_text};
 use super::grid::{GridGame, OptimalLines};
 use super::morris::MorrisGame;
 use super::morris_db::MorrisDatabases;
 use super::run_view::read_run;
-use super::seat::{EngineDone, EngineJob};
-use crate::arena::players_of;
+use super::seat::EngineDone;
+use super::served::{DecisionRequest, Games, ServedGame, create, game_routes, players_json};
 use crate::yinsh::notation::{NotationError, format_turns, parse_game};
 use crate::yinsh::sgf::parse_sgf;
 use crate::yinsh::{Action, Color, Decision, Position};
@@ -58,6 +57,13 @@ pub struct ServeConfig {
     pub morris_db: Option<PathBuf>,
 }
 
+impl ServeConfig {
+    /// [`ServeConfig::max_think`] as the pages' configs give it.
+    pub(super) fn max_think_ms(&self) -> u64 {
+        self.max_think.as_millis() as u64
+    }
+}
+
 impl Default for ServeConfig {
     fn default() -> Self {
         ServeConfig {
@@ -73,74 +79,6 @@ impl Default for ServeConfig {
     }
 }
 
-struct Entry<T> {
-    game: Arc<Mutex<T>>,
-    last_used: u64,
-}
-
-/// The games of one kind the server holds, the least recently used one
-/// dropped beyond `max`.
-pub(super) struct Games<T> {
-    map: Mutex<HashMap<String, Entry<T>>>,
-    clock: AtomicU64,
-    max: usize,
-}
-
-impl<T> Games<T> {
-    fn new(max: usize) -> Games<T> {
-        Games {
-            map: Mutex::new(HashMap::new()),
-            clock: AtomicU64::new(0),
-            max: max.max(1),
-        }
-    }
-
-    pub(super) fn get(&self, id: &str) -> Result<Arc<Mutex<T>>, ApiError> {
-        let mut games = lock(&self.map);
-        let tick = self.clock.fetch_add(1, Ordering::Relaxed);
-        match games.get_mut(id) {
-            Some(e) => {
-                e.last_used = tick;
-                Ok(e.game.clone())
-            }
-            None => Err(ApiError::new(
-                StatusCode::NOT_FOUND,
-                format!("no game `{id}` (games are kept in memory; start a new one)"),
-            )),
-        }
-    }
-
-    pub(super) fn insert(&self, game: T) -> (String, Arc<Mutex<T>>) {
-        let mut games = lock(&self.map);
-        while games.len() >= self.max {
-            let oldest = games
-                .iter()
-                .min_by_key(|(_, e)| e.last_used)
-                .map(|(k, _)| k.clone());
-            match oldest {
-                Some(k) => games.remove(&k),
-                None => break,
-            };
-        }
-        let id = loop {
-            let id = format!("{:016x}", rand::random::<u64>());
-            if !games.contains_key(&id) {
-                break id;
-            }
-        };
-        let game = Arc::new(Mutex::new(game));
-        let tick = self.clock.fetch_add(1, Ordering::Relaxed);
-        games.insert(
-            id.clone(),
-            Entry {
-                game: game.clone(),
-                last_used: tick,
-            },
-        );
-        (id, game)
-    }
-}
-
 pub(super) struct AppState {
     pub(super) config: ServeConfig,
     games: Games<PageGame>,
@@ -149,6 +87,7 @@ pub(super) struct AppState {
     pub(super) grid: Games<GridGame>,
     /// Each grid board's optimal line from the start, solved once.
     pub(super) grid_lines: OptimalLines,
+    pub(super) emergo: Games<EmergoGame>,
 }
 
 pub(super) type Shared = Arc<AppState>;
@@ -159,34 +98,8 @@ impl AppState {
     }
 }
 
-/// Work a view waits for that is too slow for the game's lock (the grid
-/// game's solver verdict): it fills in what the view shows through state
-/// it shares with the game, and runs on the blocking pool.
-pub(super) type SlowWork = Box<dyn FnOnce() + Send>;
-
-/// A game the server holds and the handlers shared by every game serve:
-/// its view, undo, and an engine lent out to think (see
-/// [`super::seat::EngineSeat`]).
-pub(super) trait ServedGame: Send + Sized + 'static {
-    type State: crate::game::State;
-    type View: Serialize;
-    /// Where the server keeps the games of this kind.
-    fn games(state: &AppState) -> &Games<Self>;
-    fn view(&self, id: &str) -> Self::View;
-    /// What must run off the lock before [`ServedGame::view`] shows the
-    /// game whole; `None` (the default) when the view is ready.
-    fn slow_work(&self) -> Option<SlowWork> {
-        None
-    }
-    fn undo(&mut self) -> Result<usize, GameError>;
-    fn begin_engine(&mut self) -> Result<EngineJob<Self::State>, GameError>;
-    fn finish_engine(
-        &mut self,
-        done: EngineDone<Self::State>,
-    ) -> Result<Vec<<Self::State as crate::game::State>::Action>, GameError>;
-    fn engine_lost(&mut self);
-}
-
+/// YINSH's play and engine reply also note the markers flipped, and its
+/// undo never takes back a random opening.
 impl ServedGame for PageGame {
     type State = Position;
     type View = GameView;
@@ -196,17 +109,14 @@ impl ServedGame for PageGame {
     fn view(&self, id: &str) -> GameView {
         PageGame::view(self, id)
     }
+    fn play(&mut self, text: &str) -> Result<(), GameError> {
+        PageGame::play(self, text).map(drop)
+    }
     fn undo(&mut self) -> Result<usize, GameError> {
         PageGame::undo(self)
     }
-    fn begin_engine(&mut self) -> Result<EngineJob<Position>, GameError> {
-        PageGame::begin_engine(self)
-    }
     fn finish_engine(&mut self, done: EngineDone<Position>) -> Result<Vec<Action>, GameError> {
         PageGame::finish_engine(self, done)
-    }
-    fn engine_lost(&mut self) {
-        PageGame::engine_lost(self)
     }
 }
 
@@ -279,6 +189,11 @@ pub(super) fn ok<T: Serialize>(value: T) -> Response {
     axum::Json(value).into_response()
 }
 
+/// A task on the blocking pool that never came back (it panicked).
+pub(super) fn internal(e: impl std::fmt::Display) -> ApiError {
+    ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, e.to_string())
+}
+
 /// The routes, ready to serve.
 pub fn router(config: ServeConfig) -> Router {
     let state: Shared = Arc::new(AppState {
@@ -287,6 +202,7 @@ pub fn router(config: ServeConfig) -> Router {
         morris_dbs: MorrisDatabases::new(config.morris_db.clone()),
         grid: Games::new(config.max_games),
         grid_lines: OptimalLines::default(),
+        emergo: Games::new(config.max_games),
         config,
     });
     Router::new()
@@ -296,15 +212,13 @@ pub fn router(config: ServeConfig) -> Router {
         .route("/assets/{name}", get(asset))
         .route("/api/config", get(config_info))
         .route("/api/games", post(new_game))
-        .route("/api/games/{id}", get(get_game::<PageGame>))
-        .route("/api/games/{id}/play", post(play))
-        .route("/api/games/{id}/engine", post(engine_move::<PageGame>))
-        .route("/api/games/{id}/undo", post(undo::<PageGame>))
         .route("/api/games/{id}/analysis", get(analysis))
         .route("/api/review", post(review))
         .route("/api/run", get(run))
+        .merge(game_routes::<PageGame, DecisionRequest>("/api/games"))
         .merge(super::morris_api::routes())
         .merge(super::grid_api::routes())
+        .merge(super::emergo_api::routes())
         .fallback(|| async { ApiError::new(StatusCode::NOT_FOUND, "no such page or API route") })
         .with_state(state)
 }
@@ -326,14 +240,10 @@ async fn asset(Path(name): Path<String>) -> Response {
 }
 
 async fn config_info(State(state): State<Shared>) -> Response {
-    let players: Vec<_> = players_of::<Yinsh>()
-        .iter()
-        .map(|p| json!({ "name": p.name, "about": p.about, "keys": p.keys.iter().map(|(k, a)| json!({"key": k, "about": a})).collect::<Vec<_>>() }))
-        .collect();
     ok(json!({
         "default_opponent": state.config.default_opponent,
-        "max_think_ms": state.config.max_think.as_millis() as u64,
-        "players": players,
+        "max_think_ms": state.config.max_think_ms(),
+        "players": players_json::<Yinsh>(),
         "run": state.config.run_dir.as_ref().map(|d| d.display().to_string()),
     }))
 }
@@ -364,133 +274,11 @@ async fn new_game(State(state): State<Shared>, bytes: Bytes) -> Result<Response,
         random_placement: req.random_placement,
         seed: req.seed.unwrap_or_else(rand::random),
     };
-    let max_think = state.config.max_think;
-    // Building a player may allocate large tables: keep it off the async threads.
-    let game = tokio::task::spawn_blocking(move || PageGame::new(&options, max_think))
-        .await
-        .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))??;
-    Ok(created(&state, game))
-}
-
-/// Keeps a new game and answers 201 with its view.
-pub(super) fn created<G: ServedGame>(state: &AppState, game: G) -> Response {
-    let (id, game) = G::games(state).insert(game);
-    let view = lock(&game).view(&id);
-    (StatusCode::CREATED, axum::Json(view)).into_response()
-}
-
-/// The view of a game whose lock is held, or the slow work it waits for
-/// (see [`ServedGame::slow_work`]): drop the lock and hand either to
-/// [`view_after`].
-pub(super) fn view_or_work<G: ServedGame>(g: &G, id: &str) -> Result<G::View, SlowWork> {
-    match g.slow_work() {
-        None => Ok(g.view(id)),
-        Some(work) => Err(work),
-    }
-}
-
-/// The view [`view_or_work`] gave, or its slow work run on the blocking
-/// pool, off the game's lock, and then the view (at most a few rounds,
-/// should the game change meanwhile).
-pub(super) async fn view_after<G: ServedGame>(
-    game: &Arc<Mutex<G>>,
-    id: &str,
-    first: Result<G::View, SlowWork>,
-) -> Result<G::View, ApiError> {
-    let mut work = match first {
-        Ok(view) => return Ok(view),
-        Err(work) => work,
-    };
-    for _ in 0..3 {
-        tokio::task::spawn_blocking(work)
-            .await
-            .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?;
-        let next = view_or_work(&*lock(game), id);
-        match next {
-            Ok(view) => return Ok(view),
-            Err(next) => work = next,
-        }
-    }
-    Ok(lock(game).view(id))
-}
-
-pub(super) async fn get_game<G: ServedGame>(
-    State(state): State<Shared>,
-    Path(id): Path<String>,
-) -> Result<Response, ApiError> {
-    let game = G::games(&state).get(&id)?;
-    let first = view_or_work(&*lock(&game), &id);
-    Ok(ok(view_after(&game, &id, first).await?))
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct PlayRequest {
-    decision: String,
-}
-
-async fn play(
-    State(state): State<Shared>,
-    Path(id): Path<String>,
-    bytes: Bytes,
-) -> Result<Response, ApiError> {
-    let game = state.get(&id)?;
-    let req: PlayRequest = body(&bytes)?;
-    let mut g = lock(&game);
-    g.play(&req.decision)?;
-    Ok(ok(g.view(&id)))
-}
-
-/// The engine's decisions and the game after them.
-#[derive(Serialize)]
-struct EngineAnswer<V> {
-    played: Vec<String>,
-    game: V,
-}
-
-/// Lends the game's engine out, lets it make its decisions on the blocking
-/// pool, and gives it back to the game, which plays them.
-pub(super) async fn engine_move<G: ServedGame>(
-    State(state): State<Shared>,
-    Path(id): Path<String>,
-) -> Result<Response, ApiError> {
-    let game = G::games(&state).get(&id)?;
-    let job = lock(&game).begin_engine()?;
-    let done = tokio::task::spawn_blocking(move || job.run()).await;
-    let (played, first) = {
-        let mut g = lock(&game);
-        let done = match done {
-            Ok(d) => d,
-            Err(e) => {
-                // The engine panicked; the game is as it was, with a new engine.
-                g.engine_lost();
-                return Err(ApiError::new(
-                    StatusCode::INTERNAL_SERVER_ERROR,
-                    format!("the engine failed: {e}"),
-                ));
-            }
-        };
-        let played = g.finish_engine(done)?;
-        let played: Vec<String> = played.iter().map(|a| a.to_string()).collect();
-        (played, view_or_work(&*g, &id))
-    };
-    Ok(ok(EngineAnswer {
-        played,
-        game: view_after(&game, &id, first).await?,
-    }))
-}
-
-pub(super) async fn undo<G: ServedGame>(
-    State(state): State<Shared>,
-    Path(id): Path<String>,
-) -> Result<Response, ApiError> {
-    let game = G::games(&state).get(&id)?;
-    let first = {
-        let mut g = lock(&game);
-        g.undo()?;
-        view_or_work(&*g, &id)
-    };
-    Ok(ok(view_after(&game, &id, first).await?))
+    // Building a player may allocate large tables: off the async threads.
+    create(&state, move |st| {
+        PageGame::new(&options, st.config.max_think)
+    })
+    .await
 }
 
 #[derive(Deserialize)]
@@ -527,7 +315,7 @@ async fn analysis(
         analyze(&pos, evaluator.as_mut(), sims, rand::random())
     })
     .await
-    .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?;
+    .map_err(internal)?;
     match result {
         Some(a) => Ok(ok(a)),
         None => Err(GameError::GameOver.into()),
@@ -640,6 +428,6 @@ async fn run(State(state): State<Shared>) -> Result<Response, ApiError> {
     };
     let view = tokio::task::spawn_blocking(move || read_run(&dir))
         .await
-        .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?;
+        .map_err(internal)?;
     Ok(ok(view))
 }

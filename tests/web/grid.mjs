@@ -9,30 +9,9 @@
 //
 // usage: node grid.mjs <url> <screenshot prefix>
 // Uses Debian's chromium ($CHROMIUM or /usr/bin/chromium).
-import { chromium } from "playwright-core";
-import { mkdtempSync, rmSync, existsSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { fail, launch, startByForm, untilHumanActs } from "./browser.mjs";
 
-const [url, shotPrefix] = process.argv.slice(2);
-if (!url || !shotPrefix) { console.error("usage: node grid.mjs <url> <screenshot prefix>"); process.exit(2); }
-const executablePath = process.env.CHROMIUM || "/usr/bin/chromium";
-if (!existsSync(executablePath)) { console.error(`no chromium at ${executablePath}`); process.exit(3); }
-
-function fail(msg) { throw new Error(msg); }
-
-const profile = mkdtempSync(join(tmpdir(), "grid-chromium-"));
-const context = await chromium.launchPersistentContext(profile, {
-  executablePath,
-  headless: true,
-  viewport: { width: 1280, height: 1000 },
-  args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-});
-const page = context.pages()[0] || await context.newPage();
-const consoleErrors = [];
-page.on("pageerror", (e) => consoleErrors.push(String(e)));
-page.on("console", (m) => { if (m.type() === "error") consoleErrors.push(m.text()); });
+const { page, url, shotPrefix, done } = await launch("grid", { width: 1280, height: 1000 });
 
 const state = () => page.evaluate(() => {
   const b = document.body.dataset;
@@ -44,11 +23,7 @@ const state = () => page.evaluate(() => {
 
 /** Waits until the human may act or the game is over, after `steps` changed. */
 async function settle(previousSteps) {
-  await page.waitForFunction((prev) => {
-    const b = document.body.dataset;
-    return b.busy === "false" && (Number(b.steps) !== prev || prev < 0) &&
-      (b.outcome || (b.engineToAct === "false" && b.legal !== "[]"));
-  }, previousSteps, { timeout: 60000 });
+  await untilHumanActs(page, previousSteps);
   return state();
 }
 
@@ -97,12 +72,8 @@ async function checkDrawn(s) {
 }
 
 async function startGame(variant, spec, color) {
-  await page.selectOption("#ng-variant", variant);
-  await page.selectOption("#ng-color", color);
-  await page.fill("#ng-spec", spec);
-  await page.click("#ng-start");
-  await page.waitForFunction((v) => document.body.dataset.variant === v, variant);
-  return settle(-1);
+  await startByForm(page, variant, spec, color);
+  return state();
 }
 
 async function clickPoint(p, kind) {
@@ -118,8 +89,8 @@ async function checkOutcome(id) {
   return shown;
 }
 
-let result = {};
-try {
+await done(async () => {
+  let result = {};
   await page.goto(`${url}grid`);
   await page.waitForFunction(() => document.body.dataset.ready === "true");
   // Each board drawn before any game.
@@ -200,13 +171,5 @@ try {
   result.five = { outcome: shown5, moves: g5.history.join(" "), cornerMarks };
   console.log(`5x5 as Player 1: ${shown5} after ${g5.history.join(" ")}`);
 
-  if (consoleErrors.length) fail(`page errors: ${consoleErrors.join("; ")}`);
-  console.log(`OK ${JSON.stringify(result)}`);
-} catch (e) {
-  try { await page.screenshot({ path: `${shotPrefix}-failure.png` }); } catch {}
-  console.error(`FAILED: ${e.stack || e}`);
-  process.exitCode = 1;
-} finally {
-  await context.close();
-  rmSync(profile, { recursive: true, force: true });
-}
+  return result;
+});

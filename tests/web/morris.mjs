@@ -8,30 +8,9 @@
 // usage: node morris.mjs <url> <screenshot prefix>
 // The server must have a solved Three Men's Morris database and none for
 // Six. Uses Debian's chromium ($CHROMIUM or /usr/bin/chromium).
-import { chromium } from "playwright-core";
-import { mkdtempSync, rmSync, existsSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { fail, launch, startByForm, untilHumanActs } from "./browser.mjs";
 
-const [url, shotPrefix] = process.argv.slice(2);
-if (!url || !shotPrefix) { console.error("usage: node morris.mjs <url> <screenshot prefix>"); process.exit(2); }
-const executablePath = process.env.CHROMIUM || "/usr/bin/chromium";
-if (!existsSync(executablePath)) { console.error(`no chromium at ${executablePath}`); process.exit(3); }
-
-function fail(msg) { throw new Error(msg); }
-
-const profile = mkdtempSync(join(tmpdir(), "morris-chromium-"));
-const context = await chromium.launchPersistentContext(profile, {
-  executablePath,
-  headless: true,
-  viewport: { width: 1280, height: 900 },
-  args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-});
-const page = context.pages()[0] || await context.newPage();
-const consoleErrors = [];
-page.on("pageerror", (e) => consoleErrors.push(String(e)));
-page.on("console", (m) => { if (m.type() === "error") consoleErrors.push(m.text()); });
+const { page, url, shotPrefix, done } = await launch("morris", { width: 1280, height: 900 });
 
 const state = () => page.evaluate(() => {
   const b = document.body.dataset;
@@ -43,11 +22,7 @@ const state = () => page.evaluate(() => {
 
 /** Waits until the human may act or the game is over, after `steps` changed. */
 async function settle(previousSteps) {
-  await page.waitForFunction((prev) => {
-    const b = document.body.dataset;
-    return b.busy === "false" && (Number(b.steps) !== prev || prev < 0) &&
-      (b.outcome || (b.engineToAct === "false" && b.legal !== "[]"));
-  }, previousSteps, { timeout: 60000 });
+  await untilHumanActs(page, previousSteps);
   return state();
 }
 
@@ -96,12 +71,8 @@ async function clickAction(action) {
 }
 
 async function startGame(variant, spec, color) {
-  await page.selectOption("#ng-variant", variant);
-  await page.selectOption("#ng-color", color);
-  await page.fill("#ng-spec", spec);
-  await page.click("#ng-start");
-  await page.waitForFunction((v) => document.body.dataset.variant === v, variant);
-  return settle(-1);
+  await startByForm(page, variant, spec, color);
+  return state();
 }
 
 async function checkOutcome(id) {
@@ -112,8 +83,8 @@ async function checkOutcome(id) {
   return { shown, api };
 }
 
-let result = {};
-try {
+await done(async () => {
+  let result = {};
   // The YINSH page links here.
   await page.goto(url);
   await page.waitForFunction(() => document.body.dataset.ready === "true");
@@ -214,13 +185,5 @@ try {
   result.three = { outcome: shown, firstValue, stateNumber, decisions: s.steps };
   console.log(`three: ${shown}; start: ${firstValue}; state number ${stateNumber}`);
 
-  if (consoleErrors.length) fail(`page errors: ${consoleErrors.join("; ")}`);
-  console.log(`OK ${JSON.stringify(result)}`);
-} catch (e) {
-  try { await page.screenshot({ path: `${shotPrefix}-failure.png` }); } catch {}
-  console.error(`FAILED: ${e.stack || e}`);
-  process.exitCode = 1;
-} finally {
-  await context.close();
-  rmSync(profile, { recursive: true, force: true });
-}
+  return result;
+});

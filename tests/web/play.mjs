@@ -4,17 +4,7 @@
 //
 // usage: node play.mjs <url> <screenshot prefix>
 // Uses Debian's chromium ($CHROMIUM or /usr/bin/chromium); never downloads one.
-import { chromium } from "playwright-core";
-import { mkdtempSync, rmSync, existsSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-
-const [url, shotPrefix] = process.argv.slice(2);
-if (!url || !shotPrefix) { console.error("usage: node play.mjs <url> <screenshot prefix>"); process.exit(2); }
-const executablePath = process.env.CHROMIUM || "/usr/bin/chromium";
-if (!existsSync(executablePath)) { console.error(`no chromium at ${executablePath}`); process.exit(3); }
-
-function fail(msg) { throw new Error(msg); }
+import { fail, launch, untilHumanActs } from "./browser.mjs";
 
 // Board geometry, as the engine has it.
 const LETTERS = "abcdefghijk";
@@ -66,18 +56,7 @@ function chooseMove(legal, markers, me) {
   return best;
 }
 
-const profile = mkdtempSync(join(tmpdir(), "yinsh-chromium-"));
-const context = await chromium.launchPersistentContext(profile, {
-  executablePath,
-  headless: true,
-  viewport: { width: 1280, height: 900 },
-  args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-});
-const page = context.pages()[0] || await context.newPage();
-const consoleErrors = [];
-page.on("pageerror", (e) => consoleErrors.push(String(e)));
-page.on("console", (m) => { if (m.type() === "error") consoleErrors.push(m.text()); });
+const { page, url, shotPrefix, done } = await launch("play", { width: 1280, height: 900 });
 
 const state = () => page.evaluate(() => {
   const b = document.body.dataset;
@@ -89,16 +68,12 @@ const state = () => page.evaluate(() => {
 
 /** Waits until the human may act or the game is over, after `steps` changed. */
 async function settle(previousSteps) {
-  await page.waitForFunction((prev) => {
-    const b = document.body.dataset;
-    return b.busy === "false" && (Number(b.steps) !== prev || prev < 0) &&
-      (b.outcome || (b.engineToAct === "false" && b.legal !== "[]"));
-  }, previousSteps, { timeout: 60000 });
+  await untilHumanActs(page, previousSteps);
   return state();
 }
 
-let result = null;
-try {
+await done(async () => {
+  let result = null;
   await page.goto(url);
   await page.waitForFunction(() => document.body.dataset.ready === "true");
   // The board: 85 points, 33 lines (11 per axis), 33 labels.
@@ -189,13 +164,5 @@ try {
   if (!/wins/.test(prompt)) fail(`review did not reach the result: ${label} / ${prompt}`);
   console.log(`review: ${label} — ${prompt}`);
   await page.click("#rv-exit");
-  if (consoleErrors.length) fail(`page errors: ${consoleErrors.join("; ")}`);
-  console.log(`OK ${JSON.stringify(result)}`);
-} catch (e) {
-  try { await page.screenshot({ path: `${shotPrefix}-failure.png` }); } catch {}
-  console.error(`FAILED: ${e.stack || e}`);
-  process.exitCode = 1;
-} finally {
-  await context.close();
-  rmSync(profile, { recursive: true, force: true });
-}
+  return result;
+});

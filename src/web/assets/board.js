@@ -1,9 +1,9 @@
 // The YINSH board as SVG: geometry, drawing, and a click callback per point.
 // Columns A-K are vertical; row numbers grow upwards along each column, so
 // the (1,0) lines run down-right and the (1,1) lines up-right.
+// Needs page.js (for `el`).
 "use strict";
 
-const SVG_NS = "http://www.w3.org/2000/svg";
 const LETTERS = "abcdefghijk";
 const AXES = [[1, 0], [0, 1], [1, 1]];
 
@@ -35,13 +35,6 @@ function rowPoints(decision) {
   const out = [];
   for (let k = 0; k < 5; k++) out.push(pointName(c0 + k * dc, r0 + k * dr));
   return out;
-}
-
-function el(name, attrs, parent) {
-  const e = document.createElementNS(SVG_NS, name);
-  for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, v);
-  if (parent) parent.appendChild(e);
-  return e;
 }
 
 class Board {

@@ -2,38 +2,15 @@
 // clicks on highlighted points into actions (`Ge6` moves Green, `d5` puts
 // a Red stone), lets the engine answer, shows the solver's verdict and
 // draws two charts of the game played beside the solver's optimal line.
+// The game's life on the page is page.js's GameSession.
 "use strict";
 
-const $ = (id) => document.getElementById(id);
-const SVG_NS = "http://www.w3.org/2000/svg";
-
 let config = null;      // /api/grid/config
-let game = null;        // GridView from the server
-let busy = false;       // a request that changes the game is under way
 let drawnSide = null;
 let layers = null;      // the SVG groups of the drawn board
+const session = new GameSession("/api/grid/games", render);
 
-function el(name, attrs, parent) {
-  const e = document.createElementNS(SVG_NS, name);
-  for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, v);
-  if (parent) parent.appendChild(e);
-  return e;
-}
-
-async function api(method, path, body) {
-  const res = await fetch(path, {
-    method,
-    headers: body === undefined ? {} : { "content-type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const data = await res.json().catch(() => ({ error: `HTTP ${res.status}` }));
-  if (!res.ok) throw new Error(data.error || `HTTP ${res.status}`);
-  return data;
-}
-
-function showError(e) { $("error").textContent = e ? String(e.message || e) : ""; }
 const playerName = (c) => c === "white" ? "Player 1 (Green)" : c === "black" ? "Player 2 (Red)" : "–";
-function humanToAct() { return game && !game.outcome && !game.engine_to_act && !busy; }
 const FILES = "abcdefghijk";
 function coords(name) { return [FILES.indexOf(name[0]), Number(name.slice(1)) - 1]; }
 
@@ -79,6 +56,7 @@ function drawBoard(side) {
 
 /** Green's path so far: the start, then each point it stepped to. */
 function greenPath() {
+  const game = session.game;
   const c = (game.side - 1) / 2;
   const path = [FILES[c] + (c + 1)];
   for (const a of game.history) if (a.startsWith("G")) path.push(a.slice(1));
@@ -87,6 +65,7 @@ function greenPath() {
 
 function renderBoard(targets, best) {
   if (!layers) return;
+  const game = session.game;
   const { pos } = layers;
   for (const k of ["trail", "marks", "stones", "best"]) layers[k].innerHTML = "";
   const path = greenPath();
@@ -119,36 +98,9 @@ function renderBoard(targets, best) {
 }
 
 function onPoint(p) {
-  if (!humanToAct()) return;
-  const legal = game.legal.find(l => l.point === p);
-  if (legal) submit(legal.action);
-}
-
-// ---- talking to the server ----
-
-async function submit(action) {
-  if (busy) return;
-  busy = true; showError(null);
-  try {
-    game = await api("POST", `/api/grid/games/${game.id}/play`, { action });
-  } catch (e) { showError(e); }
-  busy = false;
-  render();
-  await afterChange();
-}
-
-async function afterChange() {
-  if (game && game.engine_to_act && !game.outcome) await engineMove();
-}
-
-async function engineMove() {
-  busy = true; render();
-  try {
-    const answer = await api("POST", `/api/grid/games/${game.id}/engine`);
-    game = answer.game;
-  } catch (e) { showError(e); }
-  busy = false;
-  render();
+  if (!session.humanToAct()) return;
+  const legal = session.game.legal.find(l => l.point === p);
+  if (legal) session.play(legal.action);
 }
 
 // ---- the charts ----
@@ -191,6 +143,7 @@ function drawChart(svg, played, optimal, key, label) {
 }
 
 function renderCharts() {
+  const game = session.game;
   const { played, optimal } = game.charts;
   drawChart($("chart-red"), played, optimal, "red", "Red stones");
   drawChart($("chart-distance"), played, optimal, "distance", "distance");
@@ -205,10 +158,11 @@ function renderCharts() {
 // ---- drawing the page ----
 
 function render() {
+  const game = session.game;
   if (!game) return;
   if (drawnSide !== game.side) drawBoard(game.side);
   const b = document.body.dataset;
-  const interactive = humanToAct();
+  const interactive = session.humanToAct();
   const targets = {};
   if (interactive) {
     for (const l of game.legal) targets[l.point] = l.loses ? "lose" : l.action.startsWith("G") ? "step" : "place";
@@ -221,51 +175,29 @@ function render() {
 
   let prompt = "";
   if (game.outcome) prompt = "Game over.";
-  else if (busy && game.engine_to_act) prompt = "The engine is thinking…";
+  else if (session.busy && game.engine_to_act) prompt = "The engine is thinking…";
   else if (game.engine_to_act) prompt = "The engine is to play.";
   else if (game.to_act === "white") prompt = "Player 1: click a highlighted point to move Green there (a corner, ringed in red, loses).";
   else prompt = "Player 2: click a highlighted empty point to put a Red stone there.";
 
-  $("title").textContent = game.title;
-  $("game-title").textContent = game.title;
   $("prompt").textContent = prompt;
   $("to-act").textContent = game.to_act ? playerName(game.to_act) : "–";
   const [c, r] = coords(game.board.green), m = game.side - 1;
   const dist = Math.min(c, m - c) + Math.min(r, m - r);
   $("green-at").textContent = `${game.board.green}, ${dist} step${dist === 1 ? "" : "s"} from a corner`;
   $("red-count").textContent = String(game.board.red.length);
-  $("you").textContent = game.opponent === "human" ? "both sides" : playerName(game.human);
-  $("opp").textContent = game.opponent;
-  $("outcome").hidden = !game.outcome;
-  $("outcome").textContent = game.outcome ? game.outcome.text : "";
-  $("undo-btn").disabled = !game.can_undo || busy;
-  renderMoves();
+  listMoves(game.history);
   renderSolver(solver, bestActions);
   renderCharts();
-
-  b.gameId = game.id; b.variant = game.variant; b.toAct = game.to_act || "";
-  b.human = game.human; b.busy = String(busy); b.engineToAct = String(game.engine_to_act);
-  b.legal = JSON.stringify(interactive ? game.legal.map(l => l.action) : []);
-  b.outcome = game.outcome ? game.outcome.text : "";
-  b.steps = String(game.history.length);
+  session.showStatus(playerName, game.legal.map(l => l.action));
   b.best = JSON.stringify(bestActions);
   b.solverPly = solver ? String(solver.ply) : "";
   b.played = String(game.charts.played.length);
   b.optimal = String(game.charts.optimal.length);
 }
 
-function renderMoves() {
-  const ol = $("move-list");
-  ol.innerHTML = "";
-  for (let i = 0; i < game.history.length; i += 2) {
-    const li = document.createElement("li");
-    li.textContent = game.history[i] + (game.history[i + 1] ? "   " + game.history[i + 1] : "");
-    ol.appendChild(li);
-  }
-  ol.scrollTop = ol.scrollHeight;
-}
-
 function renderSolver(solver, best) {
+  const game = session.game;
   if (game.outcome) $("verdict").textContent = "The game is over.";
   else if (!solver) $("verdict").textContent = "…";
   else $("verdict").textContent = solver.value ? `${solver.value.text} (${solver.nodes.toLocaleString("en")} positions searched).` : solver.text;
@@ -275,75 +207,20 @@ function renderSolver(solver, best) {
 
 // ---- the new-game form ----
 
-function fillSuggestions() {
-  const list = $("spec-list"), box = $("suggestions");
-  list.innerHTML = ""; box.innerHTML = "";
-  for (const s of (config ? config.suggestions : [])) {
-    const o = document.createElement("option"); o.value = s; list.appendChild(o);
-    const btn = document.createElement("button");
-    btn.type = "button"; btn.textContent = s; btn.dataset.spec = s;
-    btn.addEventListener("click", () => { $("ng-spec").value = s; });
-    box.appendChild(btn);
-  }
-  if (!$("ng-spec").value) $("ng-spec").value = config ? config.default_opponent : "solver";
-}
-
-async function newGame(ev) {
-  if (ev) ev.preventDefault();
-  if (busy) return;
-  showError(null);
-  let color = $("ng-color").value;
-  if (color === "random") color = Math.random() < 0.5 ? "white" : "black";
-  const spec = $("ng-spec").value.trim();
-  const body = { variant: $("ng-variant").value, color };
-  if (spec) body.opponent = spec;
-  busy = true;
-  try {
-    game = await api("POST", "/api/grid/games", body);
-    history.replaceState(null, "", `#${game.id}`);
-  } catch (e) { showError(e); }
-  busy = false;
-  render();
-  await afterChange();
-}
-
-async function undo() {
-  if (busy || !game) return;
-  try { game = await api("POST", `/api/grid/games/${game.id}/undo`); showError(null); }
-  catch (e) { showError(e); }
-  render();
-  await afterChange();
-}
-
 async function init() {
   try {
     config = await api("GET", "/api/grid/config");
   } catch (e) { showError(e); }
-  for (const p of (config ? config.players : [])) {
-    const li = document.createElement("li");
-    const keys = p.keys.map(k => `${k.key}: ${k.about}`).join("; ");
-    li.innerHTML = "<code></code> ";
-    li.firstChild.textContent = p.name + (p.keys.length ? ":" + p.keys.map(k => `${k.key}=…`).join(",") : "");
-    li.appendChild(document.createTextNode(p.about + (keys ? ` (${keys})` : "")));
-    $("spec-kinds").appendChild(li);
-  }
-  $("ng-variant").addEventListener("change", () => { if (!game) drawBoard(Number($("ng-variant").value.split("x")[0])); });
-  $("new-form").addEventListener("submit", newGame);
-  $("undo-btn").addEventListener("click", undo);
-  $("again-btn").addEventListener("click", () => newGame());
+  listPlayerKinds(config && config.players);
+  offerSuggestions(config ? config.suggestions : []);
+  if (!$("ng-spec").value) $("ng-spec").value = config ? config.default_opponent : "solver";
+  $("ng-variant").addEventListener("change", () => { if (!session.game) drawBoard(Number($("ng-variant").value.split("x")[0])); });
+  session.bindControls();
   $("best-toggle").addEventListener("change", render);
-  fillSuggestions();
-  const id = location.hash.slice(1);
-  if (id) {
-    try {
-      game = await api("GET", `/api/grid/games/${id}`);
-      $("ng-variant").value = game.variant;
-      $("ng-color").value = game.human;
-      $("ng-spec").value = game.opponent;
-    } catch (e) { game = null; /* a game from before a restart */ }
-  }
-  if (game) { render(); await afterChange(); }
-  else drawBoard(Number($("ng-variant").value.split("x")[0]));
+  if (await session.resume()) {
+    render();
+    await session.engineIfToAct();
+  } else drawBoard(Number($("ng-variant").value.split("x")[0]));
   document.body.dataset.ready = "true";
 }
 

@@ -1,42 +1,20 @@
 // The Morris page: draws the variant's board from the server's geometry,
 // turns clicks into actions (`d2`, `d2-d3`, `xd5`), lets the engine answer,
-// and shows what the perfect-play database says.
+// and shows what the perfect-play database says. The game's life on the
+// page is page.js's GameSession.
 "use strict";
 
-const $ = (id) => document.getElementById(id);
-const SVG_NS = "http://www.w3.org/2000/svg";
-
 let config = null;      // /api/morris/config
-let game = null;        // MorrisView from the server
 let selected = null;    // own stone picked for a move
-let busy = false;       // a request that changes the game is under way
 let perfect = null;     // the last /perfect answer for the current position
 let perfectSeq = 0;
 let drawnVariant = null;
 let layers = null;      // the SVG groups of the drawn board
+// After every change: drop the picked stone, ask the database anew.
+const session = new GameSession("/api/morris/games", render, () => { selected = null; refreshPerfect(); });
 
-function el(name, attrs, parent) {
-  const e = document.createElementNS(SVG_NS, name);
-  for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, v);
-  if (parent) parent.appendChild(e);
-  return e;
-}
-
-async function api(method, path, body) {
-  const res = await fetch(path, {
-    method,
-    headers: body === undefined ? {} : { "content-type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const data = await res.json().catch(() => ({ error: `HTTP ${res.status}` }));
-  if (!res.ok) throw new Error(data.error || `HTTP ${res.status}`);
-  return data;
-}
-
-function showError(e) { $("error").textContent = e ? String(e.message || e) : ""; }
 const cap = (c) => c ? c[0].toUpperCase() + c.slice(1) : "–";
 function variantInfo(name) { return config && config.variants.find(v => v.name === name); }
-function humanToAct() { return game && !game.outcome && !game.engine_to_act && !busy; }
 
 // ---- the board ----
 
@@ -78,6 +56,7 @@ function drawBoard(variant) {
 
 function renderBoard(marks, best) {
   if (!layers) return;
+  const game = session.game;
   const { pos } = layers;
   layers.stones.innerHTML = ""; layers.marks.innerHTML = ""; layers.best.innerHTML = "";
   const last = lastTurn();
@@ -119,6 +98,7 @@ function renderBoard(marks, best) {
 
 /** The last whole turn: where its stone went, where from, what it took. */
 function lastTurn() {
+  const game = session.game;
   const t = game.turns.length ? game.turns[game.turns.length - 1].text.split(" ") : [];
   const out = { to: null, from: null, taken: null };
   for (const a of t) {
@@ -130,61 +110,37 @@ function lastTurn() {
 }
 
 function onPoint(p) {
-  if (!humanToAct()) return;
+  if (!session.humanToAct()) return;
+  const game = session.game;
   const legal = new Set(game.legal);
   switch (game.phase) {
     case "place":
-      if (legal.has(p)) submit(p);
+      if (legal.has(p)) session.play(p);
       break;
     case "move":
     case "fly":
-      if (selected && legal.has(`${selected}-${p}`)) { submit(`${selected}-${p}`); return; }
+      if (selected && legal.has(`${selected}-${p}`)) { session.play(`${selected}-${p}`); return; }
       if (game.legal.some(a => a.startsWith(p + "-"))) selected = (selected === p ? null : p);
       else selected = null;
       render();
       break;
     case "remove":
-      if (legal.has("x" + p)) submit("x" + p);
+      if (legal.has("x" + p)) session.play("x" + p);
       break;
   }
 }
 
-// ---- talking to the server ----
-
-async function submit(action) {
-  if (busy) return;
-  busy = true; selected = null; showError(null);
-  try {
-    game = await api("POST", `/api/morris/games/${game.id}/play`, { action });
-  } catch (e) { showError(e); }
-  busy = false;
-  render();
-  await afterChange();
-}
-
-async function afterChange() {
-  refreshPerfect();
-  if (game && game.engine_to_act && !game.outcome) await engineMove();
-}
-
-async function engineMove() {
-  busy = true; render();
-  try {
-    const answer = await api("POST", `/api/morris/games/${game.id}/engine`);
-    game = answer.game;
-  } catch (e) { showError(e); }
-  busy = false;
-  render();
-  refreshPerfect();
-}
+// ---- the database ----
 
 async function refreshPerfect() {
   const seq = ++perfectSeq;
+  const game = session.game;
   if (!game) return;
   const steps = game.history.length, id = game.id;
   try {
     const p = await api("GET", `/api/morris/games/${id}/perfect`);
-    if (seq !== perfectSeq || !game || game.id !== id || game.history.length !== steps) return;
+    const now = session.game;
+    if (seq !== perfectSeq || !now || now.id !== id || now.history.length !== steps) return;
     perfect = p;
   } catch (e) { if (seq === perfectSeq) perfect = null; }
   render();
@@ -193,15 +149,16 @@ async function refreshPerfect() {
 // ---- drawing the page ----
 
 function render() {
+  const game = session.game;
   if (!game) return;
   if (drawnVariant !== game.variant) drawBoard(game.variant);
   const b = document.body.dataset;
-  const interactive = humanToAct();
+  const interactive = session.humanToAct();
   const marks = {};
   const who = cap(game.to_act);
   let prompt = "";
   if (game.outcome) prompt = "Game over.";
-  else if (busy && game.engine_to_act) prompt = "The engine is thinking…";
+  else if (session.busy && game.engine_to_act) prompt = "The engine is thinking…";
   else if (game.engine_to_act) prompt = "The engine is to play.";
   else if (game.phase === "place") prompt = `${who}: place a stone on an empty point (${game.board.hand[game.to_act]} in hand).`;
   else if (game.phase === "move" || game.phase === "fly") {
@@ -224,8 +181,6 @@ function render() {
   const best = show ? current.best : [];
   renderBoard(marks, best);
 
-  $("title").textContent = game.title;
-  $("game-title").textContent = game.title;
   $("prompt").textContent = prompt;
   $("to-act").textContent = game.to_act ? cap(game.to_act) + (game.phase === "remove" ? " (removing)" : "") : "–";
   for (const c of ["white", "black"]) {
@@ -233,37 +188,17 @@ function render() {
     $(`count-${c}`).textContent = game.board[c].length + (game.board.flies[c] ? " (flies)" : "");
   }
   $("quiet").textContent = game.quiet_moves + (game.repetitions > 1 ? ` · position seen ${game.repetitions}×` : "");
-  $("you").textContent = game.opponent === "human" ? "both sides" : cap(game.human);
-  $("opp").textContent = game.opponent;
-  $("outcome").hidden = !game.outcome;
-  $("outcome").textContent = game.outcome ? game.outcome.text : "";
-  $("undo-btn").disabled = !game.can_undo || busy;
-  renderMoves();
+  listMoves(game.turns.map(t => t.text));
   renderPerfect(current, show);
-
-  b.gameId = game.id; b.variant = game.variant; b.phase = game.phase; b.toAct = game.to_act || "";
-  b.human = game.human; b.busy = String(busy); b.engineToAct = String(game.engine_to_act);
-  b.legal = JSON.stringify(interactive ? game.legal : []);
-  b.outcome = game.outcome ? game.outcome.text : "";
-  b.steps = String(game.history.length);
+  session.showStatus(cap, game.legal);
+  b.phase = game.phase;
   b.selected = selected || "";
   b.perfectSteps = current ? String(current.steps) : "";
   b.best = JSON.stringify(best);
 }
 
-function renderMoves() {
-  const ol = $("move-list");
-  ol.innerHTML = "";
-  for (let i = 0; i < game.turns.length; i += 2) {
-    const li = document.createElement("li");
-    li.textContent = game.turns[i].text + (game.turns[i + 1] ? "   " + game.turns[i + 1].text : "");
-    ol.appendChild(li);
-  }
-  ol.scrollTop = ol.scrollHeight;
-}
-
 function renderPerfect(p, show) {
-  const info = variantInfo(game.variant);
+  const info = variantInfo(session.game.variant);
   const db = p ? p.database : info && info.database;
   $("db-status").textContent = db ? db.note : "";
   $("db-status").className = db && db.present ? "db-ok" : "db-missing";
@@ -299,19 +234,11 @@ function renderPerfect(p, show) {
 function fillSuggestions(variant, keepSpec) {
   const info = variantInfo(variant);
   if (!info) return;
-  const list = $("spec-list"), box = $("suggestions");
-  list.innerHTML = ""; box.innerHTML = "";
-  for (const s of info.suggestions) {
-    const o = document.createElement("option"); o.value = s; list.appendChild(o);
-    const btn = document.createElement("button");
-    btn.type = "button"; btn.textContent = s; btn.dataset.spec = s;
-    btn.addEventListener("click", () => { $("ng-spec").value = s; });
-    box.appendChild(btn);
-  }
+  offerSuggestions(info.suggestions);
   if (!keepSpec) $("ng-spec").value = info.default_opponent;
   $("ng-db").textContent = info.database.note;
   $("ng-db").className = "hint " + (info.database.present ? "db-ok" : "db-missing");
-  if (!game) {
+  if (!session.game) {
     drawBoard(variant);
     $("db-status").textContent = info.database.note;
     $("db-status").className = info.database.present ? "db-ok" : "db-missing";
@@ -320,57 +247,17 @@ function fillSuggestions(variant, keepSpec) {
   }
 }
 
-async function newGame(ev) {
-  if (ev) ev.preventDefault();
-  if (busy) return;
-  showError(null); selected = null; perfect = null;
-  let color = $("ng-color").value;
-  if (color === "random") color = Math.random() < 0.5 ? "white" : "black";
-  const spec = $("ng-spec").value.trim();
-  const body = { variant: $("ng-variant").value, color };
-  if (spec) body.opponent = spec;
-  try {
-    game = await api("POST", "/api/morris/games", body);
-    history.replaceState(null, "", `#${game.id}`);
-  } catch (e) { showError(e); return; }
-  render();
-  await afterChange();
-}
-
-async function undo() {
-  if (busy || !game) return;
-  try { game = await api("POST", `/api/morris/games/${game.id}/undo`); selected = null; showError(null); }
-  catch (e) { showError(e); }
-  render();
-  await afterChange();
-}
-
 async function init() {
   try {
     config = await api("GET", "/api/morris/config");
   } catch (e) { showError(e); }
-  for (const p of (config ? config.players : [])) {
-    const li = document.createElement("li");
-    const keys = p.keys.map(k => `${k.key}: ${k.about}`).join("; ");
-    li.innerHTML = "<code></code> ";
-    li.firstChild.textContent = p.name + (p.keys.length ? ":" + p.keys.map(k => `${k.key}=…`).join(",") : "");
-    li.appendChild(document.createTextNode(p.about + (keys ? ` (${keys})` : "")));
-    $("spec-kinds").appendChild(li);
-  }
+  listPlayerKinds(config && config.players);
   $("ng-variant").addEventListener("change", () => fillSuggestions($("ng-variant").value, false));
-  $("new-form").addEventListener("submit", newGame);
-  $("undo-btn").addEventListener("click", undo);
-  $("again-btn").addEventListener("click", () => newGame());
+  session.bindControls(() => { perfect = null; });
   $("perfect-toggle").addEventListener("change", render);
-  const id = location.hash.slice(1);
-  if (id) {
-    try {
-      game = await api("GET", `/api/morris/games/${id}`);
-      $("ng-variant").value = game.variant;
-    } catch (e) { game = null; /* a game from before a restart */ }
-  }
+  await session.resume();
   fillSuggestions($("ng-variant").value, false);
-  if (game) { render(); await afterChange(); }
+  if (session.game) { render(); refreshPerfect(); await session.engineIfToAct(); }
   document.body.dataset.ready = "true";
 }
 

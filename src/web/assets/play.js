@@ -1,7 +1,7 @@
-// The play page: talks to the JSON API and turns clicks into decisions.
+// The play page: talks to the JSON API and turns clicks into decisions
+// (with page.js's helpers and board.js's board).
 "use strict";
 
-const $ = (id) => document.getElementById(id);
 const STRENGTHS = {
   greedy: { weak: "greedy:threats=false", medium: "greedy", strong: "greedy" },
   alphabeta: { weak: "alphabeta:depth=1", medium: "alphabeta:depth=2", strong: "alphabeta:depth=4" },
@@ -16,19 +16,6 @@ let analysisSeq = 0;
 let lastAnalysis = null;
 
 const board = new Yinsh.Board($("board"), onPoint);
-
-async function api(method, path, body) {
-  const res = await fetch(path, {
-    method,
-    headers: body === undefined ? {} : { "content-type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const data = await res.json().catch(() => ({ error: `HTTP ${res.status}` }));
-  if (!res.ok) throw new Error(data.error || `HTTP ${res.status}`);
-  return data;
-}
-
-function showError(e) { $("error").textContent = e ? String(e.message || e) : ""; }
 
 function legalSet() { return new Set(game ? game.legal : []); }
 function humanToAct() { return game && !game.outcome && !game.engine_to_act && !busy; }

@@ -1,0 +1,87 @@
+//! The Emergo page and its JSON API, beside the other games': games of any
+//! variant against any player spec. Everything but the new-game request
+//! and the config is the routes every game shares ([`game_routes`]).
+
+use axum::Router;
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::response::Response;
+use axum::routing::{get, post};
+use serde_json::json;
+
+use super::assets;
+use super::emergo::{EmergoGame, EmergoOptions, EmergoVariantView, EmergoView, emergo_named};
+use super::game::HUMAN;
+use super::served::{ActionRequest, Games, NewGame, ServedGame, create, game_routes, players_json};
+use super::server::{ApiError, AppState, Shared, body, ok, page};
+use crate::emergo::{Emergo, Position, Variant};
+use crate::game::Color;
+
+pub(super) fn routes() -> Router<Shared> {
+    Router::new()
+        .route("/emergo", get(|| async { page(assets::EMERGO_HTML) }))
+        .route("/api/emergo/config", get(config_info))
+        .route("/api/emergo/games", post(new_game))
+        .merge(game_routes::<EmergoGame, ActionRequest>(
+            "/api/emergo/games",
+        ))
+}
+
+impl ServedGame for EmergoGame {
+    type State = Position;
+    type View = EmergoView;
+    fn games(state: &AppState) -> &Games<Self> {
+        &state.emergo
+    }
+    fn view(&self, id: &str) -> EmergoView {
+        EmergoGame::view(self, id)
+    }
+}
+
+/// The opponent a new game gets without one: it sees four decisions ahead
+/// in a few milliseconds and beats `random` every time.
+const DEFAULT_OPPONENT: &str = "alphabeta:depth=4";
+
+/// Opponents the page suggests, the default first. A trained network is
+/// `net-mcts:checkpoint=DIR` (the page says so; no network ships for
+/// Emergo).
+const SUGGESTIONS: &[&str] = &[
+    DEFAULT_OPPONENT,
+    "alphabeta:depth=2",
+    "mcts-rollout:playouts=1000",
+    "random",
+    HUMAN,
+];
+
+async fn config_info(State(state): State<Shared>) -> Response {
+    let variants: Vec<_> = Variant::ALL
+        .into_iter()
+        .map(EmergoVariantView::of)
+        .collect();
+    ok(json!({
+        "variants": variants,
+        "default_variant": Variant::Standard.name(),
+        "suggestions": SUGGESTIONS,
+        "default_opponent": DEFAULT_OPPONENT,
+        "players": players_json::<Emergo>(),
+        "max_think_ms": state.config.max_think_ms(),
+    }))
+}
+
+/// A new game: `standard` by default, the human White (who enters first),
+/// the opponent [`DEFAULT_OPPONENT`].
+async fn new_game(State(state): State<Shared>, bytes: Bytes) -> Result<Response, ApiError> {
+    let req: NewGame = body(&bytes)?;
+    let variant = emergo_named(req.variant.as_deref().unwrap_or(Variant::Standard.name()))?;
+    let options = EmergoOptions {
+        variant,
+        human: req.color.unwrap_or(Color::White),
+        opponent: req.opponent.unwrap_or_else(|| DEFAULT_OPPONENT.to_string()),
+        seed: req.seed.unwrap_or_else(rand::random),
+    };
+    // Building a player may load a network.
+    create(&state, move |st| {
+        EmergoGame::new(&options, st.config.max_think)
+    })
+    .await
+}

@@ -1,0 +1,346 @@
+//! What every game the server holds shares (YINSH's, Morris's, the grid
+//! game's and Emergo's): the store of games, and the handlers of the routes
+//! each game has — a game's view, the human's decision, the engine's reply
+//! and undo — written once over [`ServedGame`].
+//!
+//! Locks are held only for bookkeeping: the engine is lent out of its game
+//! and thinks on the blocking pool (see [`super::seat::EngineSeat`]), and
+//! slow work a view waits for runs there too ([`ServedGame::slow_work`]).
+
+use std::collections::HashMap;
+use std::ops::DerefMut;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use axum::Router;
+use axum::body::Bytes;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use super::game::GameError;
+use super::seat::EngineDone;
+use super::seated::{SeatedGame, SeatedRules};
+use super::server::{ApiError, AppState, Shared, body, internal, lock, ok};
+use crate::arena::{GamePlayers, players_of};
+use crate::game::Color;
+
+struct Entry<T> {
+    game: Arc<Mutex<T>>,
+    last_used: u64,
+}
+
+/// The games of one kind the server holds, the least recently used one
+/// dropped beyond `max`.
+pub(super) struct Games<T> {
+    map: Mutex<HashMap<String, Entry<T>>>,
+    clock: AtomicU64,
+    max: usize,
+}
+
+impl<T> Games<T> {
+    pub(super) fn new(max: usize) -> Games<T> {
+        Games {
+            map: Mutex::new(HashMap::new()),
+            clock: AtomicU64::new(0),
+            max: max.max(1),
+        }
+    }
+
+    pub(super) fn get(&self, id: &str) -> Result<Arc<Mutex<T>>, ApiError> {
+        let mut games = lock(&self.map);
+        let tick = self.clock.fetch_add(1, Ordering::Relaxed);
+        match games.get_mut(id) {
+            Some(e) => {
+                e.last_used = tick;
+                Ok(e.game.clone())
+            }
+            None => Err(ApiError::new(
+                StatusCode::NOT_FOUND,
+                format!("no game `{id}` (games are kept in memory; start a new one)"),
+            )),
+        }
+    }
+
+    pub(super) fn insert(&self, game: T) -> (String, Arc<Mutex<T>>) {
+        let mut games = lock(&self.map);
+        while games.len() >= self.max {
+            let oldest = games
+                .iter()
+                .min_by_key(|(_, e)| e.last_used)
+                .map(|(k, _)| k.clone());
+            match oldest {
+                Some(k) => games.remove(&k),
+                None => break,
+            };
+        }
+        let id = loop {
+            let id = format!("{:016x}", rand::random::<u64>());
+            if !games.contains_key(&id) {
+                break id;
+            }
+        };
+        let game = Arc::new(Mutex::new(game));
+        let tick = self.clock.fetch_add(1, Ordering::Relaxed);
+        games.insert(
+            id.clone(),
+            Entry {
+                game: game.clone(),
+                last_used: tick,
+            },
+        );
+        (id, game)
+    }
+}
+
+/// Work a view waits for that is too slow for the game's lock (the grid
+/// game's solver verdict): it fills in what the view shows through state
+/// it shares with the game, and runs on the blocking pool.
+pub(super) type SlowWork = Box<dyn FnOnce() + Send>;
+
+type ActionOf<G> = <<G as ServedGame>::State as crate::game::State>::Action;
+
+/// A game the server holds: a [`SeatedGame`] (which it derefs to) with its
+/// page's view. The handlers below serve every such game; a game whose
+/// play, undo or engine reply does more than its [`SeatedGame`]'s
+/// (YINSH's flipped markers and fixed opening) says so here.
+pub(super) trait ServedGame:
+    Send + Sized + 'static + DerefMut<Target = SeatedGame<<Self as ServedGame>::State>>
+{
+    type State: SeatedRules;
+    type View: Serialize + Send;
+    /// Where the server keeps the games of this kind.
+    fn games(state: &AppState) -> &Games<Self>;
+    fn view(&self, id: &str) -> Self::View;
+    /// What must run off the lock before [`ServedGame::view`] shows the
+    /// game whole; `None` (the default) when the view is ready.
+    fn slow_work(&self) -> Option<SlowWork> {
+        None
+    }
+    /// [`SeatedGame::play`] unless the game does more.
+    fn play(&mut self, text: &str) -> Result<(), GameError> {
+        SeatedGame::play(self, text).map(drop)
+    }
+    /// [`SeatedGame::undo`] unless the game does more.
+    fn undo(&mut self) -> Result<usize, GameError> {
+        SeatedGame::undo(self)
+    }
+    /// [`SeatedGame::finish_engine`] unless the game does more.
+    fn finish_engine(
+        &mut self,
+        done: EngineDone<Self::State>,
+    ) -> Result<Vec<ActionOf<Self>>, GameError> {
+        SeatedGame::finish_engine(self, done)
+    }
+}
+
+/// The routes on one game that every game has, its games being under
+/// `games` (`/api/games`, `/api/morris/games`, ...): `{id}` itself, the
+/// human's decision (`{id}/play`, a body of type `P`), the engine's reply
+/// (`{id}/engine`) and undo (`{id}/undo`).
+pub(super) fn game_routes<G: ServedGame, P: PlayText>(games: &str) -> Router<Shared> {
+    let game = format!("{games}/{{id}}");
+    Router::new()
+        .route(&game, get(get_game::<G>))
+        .route(&format!("{game}/play"), post(play::<G, P>))
+        .route(&format!("{game}/engine"), post(engine_move::<G>))
+        .route(&format!("{game}/undo"), post(undo::<G>))
+}
+
+/// A new game's request as Morris, the grid game and Emergo take it (all
+/// fields optional; each game has its defaults).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct NewGame {
+    /// One of the game's variants.
+    #[serde(default)]
+    pub(super) variant: Option<String>,
+    /// The colour the human plays.
+    #[serde(default)]
+    pub(super) color: Option<Color>,
+    /// A player spec or `human`.
+    #[serde(default)]
+    pub(super) opponent: Option<String>,
+    #[serde(default)]
+    pub(super) seed: Option<u64>,
+}
+
+/// Game `G`'s player kinds with their options, for a page's help.
+pub(super) fn players_json<G: GamePlayers>() -> Vec<Value> {
+    players_of::<G>()
+        .iter()
+        .map(|p| {
+            let keys: Vec<Value> = p
+                .keys
+                .iter()
+                .map(|(k, a)| json!({"key": k, "about": a}))
+                .collect();
+            json!({ "name": p.name, "about": p.about, "keys": keys })
+        })
+        .collect()
+}
+
+/// Builds a game on the blocking pool (building a player may load a
+/// network or open a database, a view may wait for slow work), keeps it
+/// and answers 201 with its view.
+pub(super) async fn create<G: ServedGame>(
+    state: &Shared,
+    build: impl FnOnce(&AppState) -> Result<G, GameError> + Send + 'static,
+) -> Result<Response, ApiError> {
+    let st = state.clone();
+    let game = tokio::task::spawn_blocking(move || {
+        let game = build(&st)?;
+        if let Some(work) = game.slow_work() {
+            work();
+        }
+        Ok::<_, GameError>(game)
+    })
+    .await
+    .map_err(internal)??;
+    let (id, game) = G::games(state).insert(game);
+    let view = lock(&game).view(&id);
+    Ok((StatusCode::CREATED, axum::Json(view)).into_response())
+}
+
+/// The view of a game whose lock is held, or the slow work it waits for
+/// (see [`ServedGame::slow_work`]): drop the lock and hand either to
+/// [`view_after`].
+fn view_or_work<G: ServedGame>(g: &G, id: &str) -> Result<G::View, SlowWork> {
+    match g.slow_work() {
+        None => Ok(g.view(id)),
+        Some(work) => Err(work),
+    }
+}
+
+/// The view [`view_or_work`] gave, or its slow work run on the blocking
+/// pool, off the game's lock, and then the view (at most a few rounds,
+/// should the game change meanwhile).
+async fn view_after<G: ServedGame>(
+    game: &Arc<Mutex<G>>,
+    id: &str,
+    first: Result<G::View, SlowWork>,
+) -> Result<G::View, ApiError> {
+    let mut work = match first {
+        Ok(view) => return Ok(view),
+        Err(work) => work,
+    };
+    for _ in 0..3 {
+        tokio::task::spawn_blocking(work).await.map_err(internal)?;
+        let next = view_or_work(&*lock(game), id);
+        match next {
+            Ok(view) => return Ok(view),
+            Err(next) => work = next,
+        }
+    }
+    Ok(lock(game).view(id))
+}
+
+async fn get_game<G: ServedGame>(
+    State(state): State<Shared>,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
+    let game = G::games(&state).get(&id)?;
+    let first = view_or_work(&*lock(&game), &id);
+    Ok(ok(view_after(&game, &id, first).await?))
+}
+
+/// The body of a request to play: the human's decision as text.
+pub(super) trait PlayText: for<'de> Deserialize<'de> + Send + 'static {
+    fn text(&self) -> &str;
+}
+
+/// `{"action": "d2-d3"}`: Morris, the grid game, Emergo.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct ActionRequest {
+    action: String,
+}
+
+impl PlayText for ActionRequest {
+    fn text(&self) -> &str {
+        &self.action
+    }
+}
+
+/// `{"decision": "a2-h9"}`: YINSH.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct DecisionRequest {
+    decision: String,
+}
+
+impl PlayText for DecisionRequest {
+    fn text(&self) -> &str {
+        &self.decision
+    }
+}
+
+async fn play<G: ServedGame, P: PlayText>(
+    State(state): State<Shared>,
+    Path(id): Path<String>,
+    bytes: Bytes,
+) -> Result<Response, ApiError> {
+    let game = G::games(&state).get(&id)?;
+    let req: P = body(&bytes)?;
+    let first = {
+        let mut g = lock(&game);
+        ServedGame::play(&mut *g, req.text())?;
+        view_or_work(&*g, &id)
+    };
+    Ok(ok(view_after(&game, &id, first).await?))
+}
+
+/// The engine's decisions and the game after them.
+#[derive(Serialize)]
+struct EngineAnswer<V> {
+    played: Vec<String>,
+    game: V,
+}
+
+/// Lends the game's engine out, lets it make its decisions on the blocking
+/// pool, and gives it back to the game, which plays them.
+async fn engine_move<G: ServedGame>(
+    State(state): State<Shared>,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
+    let game = G::games(&state).get(&id)?;
+    let job = lock(&game).begin_engine()?;
+    let done = tokio::task::spawn_blocking(move || job.run()).await;
+    let (played, first) = {
+        let mut g = lock(&game);
+        let done = match done {
+            Ok(d) => d,
+            Err(e) => {
+                // The engine panicked; the game is as it was, with a new engine.
+                g.engine_lost();
+                return Err(ApiError::new(
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    format!("the engine failed: {e}"),
+                ));
+            }
+        };
+        let played = ServedGame::finish_engine(&mut *g, done)?;
+        let played: Vec<String> = played.iter().map(|a| a.to_string()).collect();
+        (played, view_or_work(&*g, &id))
+    };
+    Ok(ok(EngineAnswer {
+        played,
+        game: view_after(&game, &id, first).await?,
+    }))
+}
+
+async fn undo<G: ServedGame>(
+    State(state): State<Shared>,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
+    let game = G::games(&state).get(&id)?;
+    let first = {
+        let mut g = lock(&game);
+        ServedGame::undo(&mut *g)?;
+        view_or_work(&*g, &id)
+    };
+    Ok(ok(view_after(&game, &id, first).await?))
+}
