@@ -71,6 +71,27 @@ pub fn with_game<T: GameTask>(
     }
 }
 
+/// The variant game `name` plays when a command names none: the first of
+/// its [`Game::VARIANTS`] (`standard`, `nine`, `9x9`, ...).
+///
+/// ```
+/// use yinsh_zero::games::default_variant;
+/// assert_eq!(default_variant("yinsh").unwrap(), "standard");
+/// assert_eq!(default_variant("morris").unwrap(), "nine");
+/// assert_eq!(default_variant("grid").unwrap(), "9x9");
+/// assert!(default_variant("chess").is_err());
+/// ```
+pub fn default_variant(name: &str) -> Result<&'static str, GameChoiceError> {
+    let variants = match name {
+        Yinsh::NAME => Yinsh::VARIANTS,
+        Morris::NAME => Morris::VARIANTS,
+        Grid::NAME => Grid::VARIANTS,
+        Emergo::NAME => Emergo::VARIANTS,
+        _ => return Err(GameChoiceError::UnknownGame { name: name.into() }),
+    };
+    Ok(variants[0])
+}
+
 /// Checks that `spec` names a player of game `name` (an error says why not).
 pub fn check_player_spec(name: &str, variant: &str, spec: &str) -> Result<(), String> {
     struct Check<'a>(&'a str);

@@ -19,9 +19,10 @@ pub struct Args {
     /// The game the engine plays (`game` on the protocol reports it).
     #[arg(long, default_value = "yinsh")]
     pub game: String,
-    /// The variant a plain `newgame` starts.
-    #[arg(long, default_value = "standard")]
-    pub variant: String,
+    /// The variant a plain `newgame` starts (default: the game's first: `standard`,
+    /// `nine`, `9x9`).
+    #[arg(long)]
+    pub variant: Option<String>,
 }
 
 /// The protocol on stdin/stdout for the game the flags name.
@@ -38,5 +39,6 @@ impl GameTask for Serve<'_> {
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
-    with_game(&args.game, &args.variant, Serve(&args))?
+    let variant = super::variant_of(&args.game, args.variant.as_deref(), false)?;
+    with_game(&args.game, variant, Serve(&args))?
 }

@@ -44,9 +44,10 @@ pub struct Args {
     /// The game.
     #[arg(long, default_value = "yinsh")]
     pub game: String,
-    /// The game's variant.
-    #[arg(long, default_value = "standard")]
-    pub variant: String,
+    /// The game's variant (default: the game's first: `standard`,
+    /// `nine`, `9x9`).
+    #[arg(long)]
+    pub variant: Option<String>,
     /// YINSH Blitz rules (the first ring removed wins): `--variant blitz`.
     #[arg(long, conflicts_with = "variant")]
     pub blitz: bool,
@@ -140,7 +141,7 @@ struct JsonOut<'a> {
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let variant = super::variant_of(&args.variant, args.blitz);
+    let variant = super::variant_of(&args.game, args.variant.as_deref(), args.blitz)?;
     with_game(&args.game, variant, Evaluate(&args))?
 }
 

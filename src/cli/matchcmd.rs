@@ -35,9 +35,10 @@ pub struct Args {
     /// `mcts-rollout`, `net-*`).
     #[arg(long, default_value = "yinsh")]
     pub game: String,
-    /// The game's variant.
-    #[arg(long, default_value = "standard")]
-    pub variant: String,
+    /// The game's variant (default: the game's first: `standard`,
+    /// `nine`, `9x9`).
+    #[arg(long)]
+    pub variant: Option<String>,
     /// YINSH Blitz rules (the first ring removed wins): `--variant blitz`.
     #[arg(long, conflicts_with = "variant")]
     pub blitz: bool,
@@ -78,7 +79,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         args.move_timeout.is_finite() && args.move_timeout > 0.0,
         "--move-timeout must be a positive number of seconds"
     );
-    let variant = super::variant_of(&args.variant, args.blitz);
+    let variant = super::variant_of(&args.game, args.variant.as_deref(), args.blitz)?;
     with_game(&args.game, variant, Match(&args))?
 }
 

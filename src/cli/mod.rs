@@ -140,7 +140,16 @@ pub fn main() -> ExitCode {
 }
 
 /// The variant a command's `--variant` and its `--blitz` shorthand name
-/// together (clap lets only one of the two be given).
-fn variant_of(variant: &str, blitz: bool) -> &str {
-    if blitz { "blitz" } else { variant }
+/// together (clap lets only one of the two be given); neither: the game's
+/// first variant (`standard`, `nine`, `9x9`).
+fn variant_of<'a>(
+    game: &str,
+    variant: Option<&'a str>,
+    blitz: bool,
+) -> Result<&'a str, yinsh_zero::games::GameChoiceError> {
+    match (variant, blitz) {
+        (_, true) => Ok("blitz"),
+        (Some(v), false) => Ok(v),
+        (None, false) => yinsh_zero::games::default_variant(game),
+    }
 }

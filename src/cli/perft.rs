@@ -17,9 +17,10 @@ pub struct Args {
     /// The game.
     #[arg(long, default_value = "yinsh")]
     game: String,
-    /// The game's variant.
-    #[arg(long, default_value = "standard")]
-    variant: String,
+    /// The game's variant (default: the game's first: `standard`,
+    /// `nine`, `9x9`).
+    #[arg(long)]
+    variant: Option<String>,
     /// Play YINSH's Blitz variant (one removed ring wins): `--variant blitz`.
     #[arg(long, conflicts_with = "variant")]
     blitz: bool,
@@ -74,6 +75,6 @@ impl GameTask for Perft<'_> {
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let variant = super::variant_of(&args.variant, args.blitz);
+    let variant = super::variant_of(&args.game, args.variant.as_deref(), args.blitz)?;
     with_game(&args.game, variant, Perft(&args))?
 }
