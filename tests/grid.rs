@@ -186,6 +186,28 @@ fn the_solver_answers_the_olympiad_problem() {
     }
 }
 
+#[test]
+fn a_budgeted_question_answers_exactly_or_not_at_all() {
+    let g = Grid::new(9);
+    let start = g.start();
+    let exact = Solver::new(g).value(&start);
+    let mut s = Solver::new(g);
+    // Far too small a budget: no answer, and nothing false is remembered.
+    assert_eq!(s.try_value(&start, 100), None);
+    assert_eq!(s.try_best_actions(&start, 100), None);
+    assert_eq!(s.try_value(&start, u64::MAX), Some(exact));
+    assert_eq!(s.value(&start), exact);
+    let mut fresh = Solver::new(g);
+    assert_eq!(
+        s.try_best_actions(&start, 10_000_000),
+        Some(fresh.best_actions(&start))
+    );
+    assert_eq!(
+        s.try_action_values(&start, 10_000_000),
+        Some(fresh.action_values(&start))
+    );
+}
+
 /// Plain minimax over every action, no table, no pruning: the value with
 /// the winner hurrying and the loser delaying.
 fn minimax(p: &Position) -> Value {
@@ -327,4 +349,49 @@ fn solve_grid_prints_the_answer_and_refuses_even_sizes() {
         .unwrap();
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("odd"));
+}
+
+#[test]
+fn commands_without_a_variant_play_the_games_first_one() {
+    // `match`, `perft`, `evaluate` and `engine` once defaulted to YINSH's
+    // `standard`, which no other game has.
+    let bin = env!("CARGO_BIN_EXE_yinsh-zero");
+    let out = std::process::Command::new(bin)
+        .args([
+            "match", "--game", "grid", "--white", "solver", "--black", "solver",
+        ])
+        .args(["--games", "2", "--json"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    // Player 2 wins every game between two solvers, on a corner.
+    assert_eq!(report["second_total"]["wins"], 2, "{report}");
+    assert_eq!(report["end_reasons"]["corner"], 2, "{report}");
+    assert_eq!(
+        report["mean_actions"], 15.0,
+        "9 x 9's optimal game: {report}"
+    );
+    let out = std::process::Command::new(bin)
+        .args(["perft", "--game", "grid", "--depth", "1"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    // Green at the centre of 9 x 9 has four free neighbours.
+    assert!(String::from_utf8_lossy(&out.stdout).contains("perft 1: 4"));
+    let out = std::process::Command::new(bin)
+        .args([
+            "perft",
+            "--game",
+            "grid",
+            "--variant",
+            "standard",
+            "--depth",
+            "1",
+        ])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("9x9"));
 }

@@ -13,8 +13,34 @@ fn options() -> GridGradeOptions {
         solver_lines: 4,
         own_games: 4,
         versus_solver: 6,
+        solver_nodes: 1_000_000,
         seed: 5,
     }
+}
+
+#[test]
+fn questions_past_the_node_budget_are_left_out_not_guessed() {
+    // One position of budget: every question but the trivial ones is left
+    // unanswered, and no game against the solver counts as won.
+    let game = Grid::new(5);
+    let mut random = |seed| parse_game_player(&game, "random", seed).map_err(|e| e.to_string());
+    let opts = GridGradeOptions {
+        solver_nodes: 1,
+        ..options()
+    };
+    let r = grade(&game, &mut random, &opts).unwrap();
+    let own = &r.own_games;
+    assert!(own.player1.unsolved + own.player2.unsolved > 0, "{own:?}");
+    // The solver's Player 1 knows only what its tables already proved (on
+    // the optimal lines): once random's stones leave them, it is stuck.
+    let p2 = &r.as_player2;
+    assert_eq!((p2.games, p2.unresolved, p2.wins), (6, 6, 0), "{p2:?}");
+    // Random's Player 1 may walk onto a corner before the solver is asked
+    // anything hard; no game is won either way.
+    let p1 = &r.as_player1;
+    assert_eq!(p1.games, 6, "{p1:?}");
+    assert!(p1.unresolved > 0, "{p1:?}");
+    assert_eq!(p1.wins, 0, "{p1:?}");
 }
 
 #[test]

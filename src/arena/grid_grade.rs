@@ -14,7 +14,6 @@ use rand::{Rng, SeedableRng};
 use serde::Serialize;
 
 use super::game::{PlayError, play_game};
-use super::grid_players::SolverPlayer;
 use super::player::Player;
 use crate::game::{Color, Game, GameResult, State};
 use crate::grid::solve::{Solver, Value};
@@ -33,6 +32,11 @@ pub struct GridGradeOptions {
     /// against the solver's Player 1 (who delays as long as he can), and
     /// as Player 1 against the solver's Player 2 (who hurries).
     pub versus_solver: usize,
+    /// Positions the solver may search for one question (a decision's
+    /// action values, or its move in a game) before the question is left
+    /// unanswered: positions where Player 2 has blundered and Player 1
+    /// wins late can take it minutes and gigabytes.
+    pub solver_nodes: u64,
     pub seed: u64,
 }
 
@@ -44,6 +48,9 @@ pub struct Tally {
     pub preserving: u64,
     /// ... whose action is one of the solver's best.
     pub optimal: u64,
+    /// Decisions left out of the counts above: the solver could not value
+    /// the position's actions within its node budget.
+    pub unsolved: u64,
 }
 
 impl Tally {
@@ -93,8 +100,13 @@ pub struct VersusSolver {
     pub optimal_length: u32,
     /// Moves of Player 1 under optimal play from the start.
     pub optimal_p1_moves: u32,
-    /// Moves of Player 1 in each game, in order.
+    /// Moves of Player 1 in each game, in order (so far, in a game left
+    /// unresolved).
     pub p1_moves: Vec<u32>,
+    /// Games stopped where the solver could not find its move within its
+    /// node budget: counted in `games`, never in `wins` (a strayed
+    /// Player 2 is where the solver's Player 1 gets slow).
+    pub unresolved: u32,
 }
 
 /// Everything [`grade`] measured.
@@ -124,13 +136,17 @@ const MISTAKES_KEPT: usize = 10;
 /// Grades `action` chosen in `pos` into `tally`.
 fn grade_decision(
     solver: &mut Solver,
+    budget: u64,
     pos: &Position,
     action: Action,
     tally: &mut SideTallies,
     mistakes: &mut Vec<String>,
 ) {
     let me = pos.to_act();
-    let values = solver.action_values(pos);
+    let Some(values) = solver.try_action_values(pos, budget) else {
+        tally.side(me).unsolved += 1;
+        return;
+    };
     let rank = |v: &Value| v.rank_for(me);
     let best = values
         .iter()
@@ -172,6 +188,57 @@ fn p1_moves(start: &Position, actions: &[Action]) -> u32 {
     n
 }
 
+/// A game of `player` on `side` against the solver: `result` is `None`
+/// where the solver's move needed more than `budget` positions.
+struct VersusGame {
+    actions: Vec<Action>,
+    result: Option<GameResult>,
+}
+
+/// Plays `player` on `side` against the solver (the winner's fastest
+/// action, the loser's slowest, ties at random) from `start`.
+fn versus_solver(
+    player: &mut dyn Player<Position>,
+    side: Color,
+    solver: &mut Solver,
+    budget: u64,
+    ties: &mut SmallRng,
+    start: Position,
+) -> Result<VersusGame, GridGradeError> {
+    player.new_game(&start);
+    let mut pos = start;
+    let mut actions = Vec::new();
+    while !pos.is_over() {
+        let action = if pos.to_act() == side {
+            let a = player
+                .try_choose(&pos)
+                .map_err(|e| GridGradeError::Player(e.to_string()))?;
+            if !pos.is_legal(a) {
+                return Err(GridGradeError::Player(format!(
+                    "`{}` chose the illegal {a} in\n{pos}",
+                    player.name()
+                )));
+            }
+            a
+        } else {
+            let Some(best) = solver.try_best_actions(&pos, budget) else {
+                return Ok(VersusGame {
+                    actions,
+                    result: None,
+                });
+            };
+            best[ties.random_range(0..best.len())].0
+        };
+        player.observe(&pos, action);
+        pos.play_unchecked(action);
+        actions.push(action);
+    }
+    Ok(VersusGame {
+        actions,
+        result: pos.result(),
+    })
+}
+
 /// Grades the player that `make_player(seed)` builds against the exact
 /// solver of `game`.
 pub fn grade(
@@ -203,6 +270,7 @@ pub fn grade(
             }
             grade_decision(
                 &mut solver,
+                opts.solver_nodes,
                 &pos,
                 action,
                 &mut report.solver_lines,
@@ -224,6 +292,7 @@ pub fn grade(
         for &a in &record.actions {
             grade_decision(
                 &mut solver,
+                opts.solver_nodes,
                 &pos,
                 a,
                 &mut report.own_games,
@@ -242,15 +311,23 @@ pub fn grade(
         for g in 0..opts.versus_solver {
             let mut me = make_player(sub_seed(opts.seed, 0x5e15_0000 + g as u64))
                 .map_err(GridGradeError::Player)?;
-            let mut exact = SolverPlayer::new(*game, sub_seed(opts.seed, 0x5e15_8000 + g as u64));
-            let record = if side == Color::White {
-                play_game(me.as_mut(), &mut exact, start)?
-            } else {
-                play_game(&mut exact, me.as_mut(), start)?
-            };
-            let moves = p1_moves(&record.start, &record.actions);
-            let won = record.result == GameResult::Win(side);
+            let mut ties = SmallRng::seed_from_u64(sub_seed(opts.seed, 0x5e15_8000 + g as u64));
+            let game = versus_solver(
+                me.as_mut(),
+                side,
+                &mut solver,
+                opts.solver_nodes,
+                &mut ties,
+                start,
+            )?;
+            let moves = p1_moves(&start, &game.actions);
             out.games += 1;
+            out.p1_moves.push(moves);
+            let Some(result) = game.result else {
+                out.unresolved += 1;
+                continue;
+            };
+            let won = result == GameResult::Win(side);
             out.wins += u32::from(won);
             // The winner of the start is Player 2: as Player 2 the player
             // should win that fast, as Player 1 lose that slowly.
@@ -260,7 +337,6 @@ pub fn grade(
                 won || moves >= optimal.p1_moves
             };
             out.optimal_length += u32::from(in_time);
-            out.p1_moves.push(moves);
         }
     }
     Ok(report)

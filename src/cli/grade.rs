@@ -58,6 +58,12 @@ pub struct Args {
     /// on each side.
     #[arg(long, default_value_t = 20)]
     pub vs_perfect: usize,
+    /// Grid game: positions the solver may search for one question (a
+    /// decision's values, or its move in a game) before leaving it
+    /// unanswered (about 2 µs and 40 bytes each): where Player 2 has
+    /// strayed and Player 1 wins late, one question can take minutes.
+    #[arg(long, default_value_t = 2_000_000, value_name = "N")]
+    pub solver_nodes: u64,
     /// Random decisions opening each of the player's own games.
     #[arg(long, default_value_t = 2)]
     pub opening: u32,
@@ -138,8 +144,16 @@ fn print_grid(player: &str, variant: &str, report: &GridGradeReport, mistakes: b
         ("own games", &report.own_games),
     ] {
         for (side, s) in [("Player 1", &t.player1), ("Player 2", &t.player2)] {
+            let unsolved = if s.unsolved > 0 {
+                format!(
+                    " ({} more left out: past the solver's node budget)",
+                    s.unsolved
+                )
+            } else {
+                String::new()
+            };
             println!(
-                "{name:<13} {side}: {:>5} decisions, {} keep the winner, {} optimal",
+                "{name:<13} {side}: {:>5} decisions, {} keep the winner, {} optimal{unsolved}",
                 s.decisions,
                 pct(s.preserving_share()),
                 pct(s.optimal_share())
@@ -158,8 +172,16 @@ fn print_grid(player: &str, variant: &str, report: &GridGradeReport, mistakes: b
         } else {
             format!("held out at least {} moves of Player 1", v.optimal_p1_moves)
         };
+        let unresolved = if v.unresolved > 0 {
+            format!(
+                "; {} stopped unresolved (the solver's move past its node budget), counted as not won",
+                v.unresolved
+            )
+        } else {
+            String::new()
+        };
         println!(
-            "{side}: {} games, {} won ({}), {} {within} ({})",
+            "{side}: {} games, {} won ({}), {} {within} ({}){unresolved}",
             v.games,
             v.wins,
             pct(f64::from(v.wins) / f64::from(v.games)),
@@ -223,6 +245,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             solver_lines: args.lines,
             own_games: args.games,
             versus_solver: args.vs_perfect,
+            solver_nodes: args.solver_nodes,
             seed: args.seed,
         };
         let mut make = |seed: u64| parse_game_player(&game, &spec, seed).map_err(|e| e.to_string());

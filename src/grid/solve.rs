@@ -27,6 +27,12 @@
 //! - Player 2's near placements are tried next to Green first, and Player
 //!   1's steps away from the nearest corner first: the order changes only
 //!   the time, never the answer.
+//!
+//! Positions off the optimal lines, where Player 2 has blundered and
+//! Player 1 wins late, can take the search minutes and gigabytes; the
+//! `try_` questions stop at a node budget instead and answer `None`
+//! (nothing learnt under a budget that ran out is kept: a question cut
+//! short has no answer, so its table entries would be guesses).
 
 use std::collections::HashMap;
 
@@ -100,7 +106,16 @@ pub struct Solver {
     traps_tt: HashMap<(u128, u8, bool), Known>,
     /// Positions searched (each question at each bound counts).
     pub nodes: u64,
+    /// `nodes` at which the question in hand gives up.
+    limit: u64,
+    /// The question in hand ran past `limit`: every answer since is void.
+    exhausted: bool,
 }
+
+/// Table entries past which the tables are emptied before the next
+/// question (about 40 bytes each, so some 1.6 GB): a long grading run asks
+/// thousands of unrelated questions and would otherwise keep them all.
+const MAX_ENTRIES: usize = 40_000_000;
 
 impl Solver {
     pub fn new(grid: Grid) -> Solver {
@@ -109,7 +124,35 @@ impl Solver {
             corners_tt: HashMap::new(),
             traps_tt: HashMap::new(),
             nodes: 0,
+            limit: u64::MAX,
+            exhausted: false,
         }
+    }
+
+    /// Runs `question` with at most `budget` more positions searched:
+    /// `None` when it needs more (the tables keep only what was proven
+    /// before the budget ran out).
+    fn within<T>(&mut self, budget: u64, question: impl FnOnce(&mut Self) -> T) -> Option<T> {
+        if self.corners_tt.len() + self.traps_tt.len() > MAX_ENTRIES {
+            self.corners_tt.clear();
+            self.traps_tt.clear();
+        }
+        self.limit = self.nodes.saturating_add(budget);
+        self.exhausted = false;
+        let answer = question(self);
+        let done = !self.exhausted;
+        self.limit = u64::MAX;
+        self.exhausted = false;
+        done.then_some(answer)
+    }
+
+    /// Counts one searched position; false once the budget is spent.
+    fn visit(&mut self) -> bool {
+        self.nodes += 1;
+        if self.nodes > self.limit {
+            self.exhausted = true;
+        }
+        !self.exhausted
     }
 
     /// The position's key up to symmetry: the smallest image.
@@ -179,7 +222,9 @@ impl Solver {
         if let Some(known) = self.corners_tt.get(&key).and_then(|e| e.at(k)) {
             return known;
         }
-        self.nodes += 1;
+        if !self.visit() {
+            return false;
+        }
         let answer = match p.to_act() {
             Color::White => {
                 // Escapes first: the step that keeps Green farthest from a
@@ -194,7 +239,9 @@ impl Solver {
                 self.corners(&c, k)
             }),
         };
-        self.corners_tt.entry(key).or_default().learn(k, answer);
+        if !self.exhausted {
+            self.corners_tt.entry(key).or_default().learn(k, answer);
+        }
         answer
     }
 
@@ -211,7 +258,9 @@ impl Solver {
         if let Some(known) = self.traps_tt.get(&key).and_then(|e| e.at(k)) {
             return known;
         }
-        self.nodes += 1;
+        if !self.visit() {
+            return false;
+        }
         let answer = match p.to_act() {
             Color::White => Self::children(p).iter().any(|(_, c)| self.traps(c, k - 1)),
             Color::Black => {
@@ -226,27 +275,43 @@ impl Solver {
                 })
             }
         };
-        self.traps_tt.entry(key).or_default().learn(k, answer);
+        if !self.exhausted {
+            self.traps_tt.entry(key).or_default().learn(k, answer);
+        }
         answer
     }
 
     /// The value of `p` (which must not be over).
     pub fn value(&mut self, p: &Position) -> Value {
+        self.value_search(p).expect("no budget")
+    }
+
+    /// [`Solver::value`] within `budget` searched positions, or `None`.
+    pub fn try_value(&mut self, p: &Position, budget: u64) -> Option<Value> {
+        self.within(budget, |s| s.value_search(p)).flatten()
+    }
+
+    /// The value, or `None` once the budget of the question in hand is
+    /// spent.
+    fn value_search(&mut self, p: &Position) -> Option<Value> {
         assert!(!p.is_over(), "the game is over");
         // Every ply fills a point, so the game ends within the empty points.
         let bound = p.empty().count_ones() + 1;
         for k in 0..=bound {
             if self.corners(p, k) {
-                return Value {
+                return (!self.exhausted).then_some(Value {
                     winner: Color::Black,
                     p1_moves: k,
-                };
+                });
             }
             if self.traps(p, k) {
-                return Value {
+                return (!self.exhausted).then_some(Value {
                     winner: Color::White,
                     p1_moves: k,
-                };
+                });
+            }
+            if self.exhausted {
+                return None;
             }
         }
         unreachable!("the game ends within {bound} moves of Player 1")
@@ -254,30 +319,39 @@ impl Solver {
 
     /// Every legal action of `p` with the value it leads to.
     pub fn action_values(&mut self, p: &Position) -> Vec<(Action, Value)> {
+        self.action_values_search(p).expect("no budget")
+    }
+
+    /// [`Solver::action_values`] within `budget` searched positions (all
+    /// actions together), or `None`.
+    pub fn try_action_values(&mut self, p: &Position, budget: u64) -> Option<Vec<(Action, Value)>> {
+        self.within(budget, |s| s.action_values_search(p)).flatten()
+    }
+
+    fn action_values_search(&mut self, p: &Position) -> Option<Vec<(Action, Value)>> {
         let me = p.to_act();
-        Self::children(p)
-            .into_iter()
-            .map(|(a, c)| {
-                let v = match c.result() {
-                    Some(GameResult::Win(w)) => Value {
-                        winner: w,
-                        p1_moves: 0,
-                    },
-                    Some(GameResult::Draw) => unreachable!("the grid game has no draw"),
-                    None => self.value(&c),
-                };
-                // A step of Player 1 is one of the moves still to come.
-                let v = if me == Color::White {
-                    Value {
-                        p1_moves: v.p1_moves + 1,
-                        ..v
-                    }
-                } else {
-                    v
-                };
-                (a, v)
-            })
-            .collect()
+        let mut out = Vec::new();
+        for (a, c) in Self::children(p) {
+            let v = match c.result() {
+                Some(GameResult::Win(w)) => Value {
+                    winner: w,
+                    p1_moves: 0,
+                },
+                Some(GameResult::Draw) => unreachable!("the grid game has no draw"),
+                None => self.value_search(&c)?,
+            };
+            // A step of Player 1 is one of the moves still to come.
+            let v = if me == Color::White {
+                Value {
+                    p1_moves: v.p1_moves + 1,
+                    ..v
+                }
+            } else {
+                v
+            };
+            out.push((a, v));
+        }
+        Some(out)
     }
 
     /// Whether `winner` can force the end within `k` more moves of
@@ -293,8 +367,18 @@ impl Solver {
     /// loser's slowest. Each child is asked one or two bounded questions at
     /// the value's length instead of being solved from scratch.
     pub fn best_actions(&mut self, p: &Position) -> Vec<(Action, Value)> {
+        self.best_actions_search(p).expect("no budget")
+    }
+
+    /// [`Solver::best_actions`] within `budget` searched positions, or
+    /// `None`.
+    pub fn try_best_actions(&mut self, p: &Position, budget: u64) -> Option<Vec<(Action, Value)>> {
+        self.within(budget, |s| s.best_actions_search(p)).flatten()
+    }
+
+    fn best_actions_search(&mut self, p: &Position) -> Option<Vec<(Action, Value)>> {
         let me = p.to_act();
-        let v = self.value(p);
+        let v = self.value_search(p)?;
         // Moves of Player 1 left after an action that keeps the value.
         let Some(left) = v.p1_moves.checked_sub(u32::from(me == Color::White)) else {
             unreachable!("Player 1 to act has a move to come")
@@ -308,12 +392,15 @@ impl Solver {
                 None if me == v.winner => self.wins_within(&c, v.winner, left),
                 None => left == 0 || !self.wins_within(&c, v.winner, left - 1),
             };
+            if self.exhausted {
+                return None;
+            }
             if keeps {
                 out.push((a, v));
             }
         }
         debug_assert!(!out.is_empty(), "no action keeps the value of\n{p}");
-        out
+        Some(out)
     }
 
     /// An optimal line from `p` to the end. Among equally good actions it
