@@ -53,6 +53,7 @@ fn config() -> RunConfig {
         // Deep enough to search tic-tac-toe to the end: a perfect teacher.
         teacher: "alphabeta:depth=9".into(),
         epochs: 12.0,
+        learning_rate: 0.003,
         lr_floor: 0.1,
         label_smoothing: 0.1,
         random_placements: 2,

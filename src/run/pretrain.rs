@@ -54,9 +54,13 @@ pub struct PretrainConfig {
     /// Passes over the teacher's positions (gradient steps = epochs x
     /// positions / `[train] batch_size`).
     pub epochs: f64,
-    /// The learning rate decays (cosine) from `[train] learning_rate` to
-    /// this share of it over the warm start's steps (1 = constant): the
-    /// network it leaves is the annealed one, not one noisy step of many.
+    /// The warm start's peak learning rate: it is its own, apart from
+    /// `[train] learning_rate`, because self-play after a warm start pays
+    /// at a lower rate than the warm start learns at (`docs/strength.md`).
+    pub learning_rate: f64,
+    /// The learning rate decays (cosine) from `learning_rate` to this
+    /// share of it over the warm start's steps (1 = constant): the network
+    /// it leaves is the annealed one, not one noisy step of many.
     pub lr_floor: f64,
     /// Share of each policy target spread evenly over all legal actions;
     /// the rest is on the teacher's move.
@@ -76,6 +80,7 @@ impl Default for PretrainConfig {
             games: 3000,
             teacher: "alphabeta:depth=3".into(),
             epochs: 1.5,
+            learning_rate: 0.001,
             lr_floor: 0.1,
             label_smoothing: 0.1,
             random_placements: 6,
@@ -106,6 +111,12 @@ impl PretrainConfig {
             return Err(format!(
                 "pretrain.epochs must be more than 0, got {}",
                 self.epochs
+            ));
+        }
+        if !(self.learning_rate.is_finite() && self.learning_rate > 0.0) {
+            return Err(format!(
+                "pretrain.learning_rate must be more than 0, got {}",
+                self.learning_rate
             ));
         }
         if !(self.lr_floor > 0.0 && self.lr_floor <= 1.0) {
@@ -442,6 +453,7 @@ pub fn warm_start<G: GamePlayers>(
     let batch = cfg.train.batch_size;
     let steps = (pc.epochs * window.len() as f64 / batch as f64).ceil() as u64;
     let schedule = TrainConfig {
+        learning_rate: pc.learning_rate,
         lr_schedule: LrSchedule::Cosine,
         lr_decay_steps: steps,
         lr_floor: pc.lr_floor,
