@@ -291,13 +291,14 @@ pub fn bench_train<G: crate::game::Game>(
                         .collect(),
                     outcome: 0,
                     margin: game.margin(&pos, pos.to_act()),
+                    moves_left: None,
                 });
             }
             pos.play_unchecked(legal[rng.random_range(0..legal.len())]);
         }
     }
     let refs: Vec<&WindowSample<G::State>> = samples.iter().take(cfg.train.batch_size).collect();
-    let batch = Batch::new(game, &refs, &mut rng);
+    let batch = Batch::new(game, &refs, cfg.train.value_discount as f32, &mut rng);
     let device = cfg.run.backend.device()?;
     let model = cfg.model.to_model_config().init(&game.net_shape(), &device);
     let mut trainer = Trainer::new(model, cfg.train.clone(), &device, 0);

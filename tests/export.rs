@@ -150,7 +150,7 @@ fn trained_checkpoint(root: &std::path::Path, shape: &ModelSection) -> std::path
     let mut t = Trainer::new(model, train, &device, 0);
     let mut rng = rand::rngs::SmallRng::seed_from_u64(4);
     for _ in 0..5 {
-        let batch = Batch::new(&BLITZ, &w.sample(&mut rng, 16), &mut rng);
+        let batch = Batch::new(&BLITZ, &w.sample(&mut rng, 16), 1.0, &mut rng);
         t.step(&batch);
     }
     let meta = CheckpointMeta {

@@ -44,6 +44,7 @@ fn trained<G: Game>(game: &G, blocks: usize, channels: usize, steps: usize) -> M
                     .collect(),
                 outcome: rng.random_range(-1..=1),
                 margin: None,
+                moves_left: None,
                 position: p,
             }
         })
@@ -57,7 +58,7 @@ fn trained<G: Game>(game: &G, blocks: usize, channels: usize, steps: usize) -> M
     };
     let mut trainer = Trainer::new(model, cfg, &device, 0);
     for _ in 0..steps {
-        let batch = Batch::new(game, &refs, &mut rng);
+        let batch = Batch::new(game, &refs, 1.0, &mut rng);
         trainer.step(&batch);
     }
     trainer.inference_model()

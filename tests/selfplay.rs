@@ -60,6 +60,11 @@ fn games_become_valid_record_files() {
             assert!(sample.full_search);
             assert!((-1..=1).contains(&sample.outcome));
         }
+        // Each game's samples count down to its end, so the moves left
+        // rise only where the next game begins.
+        let left: Vec<u32> = file.samples.iter().map(|s| s.moves_left.unwrap()).collect();
+        let rises = left.windows(2).filter(|w| w[1] > w[0]).count() as u32;
+        assert!(rises < file.meta.games, "{left:?}");
         positions += file.samples.len() as u64;
     }
     assert_eq!((games as u64, positions), (s.games, s.positions));

@@ -18,6 +18,8 @@
 //!
 //! Version 1 (YINSH records written before the game interface, positions
 //! stored as YINSH's packed struct) is refused by name: regenerate them.
+//! Version 2 (before samples said how far their game's end was) is read,
+//! its samples without [`Sample::moves_left`].
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -28,8 +30,8 @@ use crate::game::{ActionOf, Game, State};
 use crate::util::write_atomic;
 
 const MAGIC: &[u8; 8] = b"YZRECORD";
-/// The record format this build writes and reads.
-pub const FORMAT_VERSION: u32 = 2;
+/// The record format this build writes (it reads this one and 2).
+pub const FORMAT_VERSION: u32 = 3;
 const HEADER: usize = 8 + 4 + 8 + 4;
 
 /// One training position.
@@ -47,6 +49,48 @@ pub struct Sample {
     /// Whether a full search made the target (playout-cap randomization
     /// records only full searches, but the flag keeps files self-describing).
     pub full_search: bool,
+    /// How far the end of its game was, on the game's own clock
+    /// ([`State::ply`]: decisions, or YINSH's turns): a discounted value
+    /// target shrinks far results toward a draw. `None` in files of
+    /// format 2, which did not record it.
+    pub moves_left: Option<u32>,
+}
+
+/// A sample as format 2 wrote it.
+#[derive(Deserialize)]
+struct SampleV2 {
+    position: Vec<u8>,
+    policy: Vec<(u32, f32)>,
+    outcome: i8,
+    margin: Option<f32>,
+    full_search: bool,
+}
+
+/// A file as format 2 wrote it.
+#[derive(Deserialize)]
+struct RecordFileV2 {
+    meta: RecordMeta,
+    samples: Vec<SampleV2>,
+}
+
+impl From<RecordFileV2> for RecordFile {
+    fn from(f: RecordFileV2) -> RecordFile {
+        RecordFile {
+            meta: f.meta,
+            samples: f
+                .samples
+                .into_iter()
+                .map(|s| Sample {
+                    position: s.position,
+                    policy: s.policy,
+                    outcome: s.outcome,
+                    margin: s.margin,
+                    full_search: s.full_search,
+                    moves_left: None,
+                })
+                .collect(),
+        }
+    }
 }
 
 /// Where a file came from.
@@ -108,13 +152,15 @@ pub enum RecordError {
 
 impl Sample {
     /// The sample of `state`, searched to `policy` over its legal actions,
-    /// in a game that ended with `outcome` for the player to act there.
+    /// in a game that ended `moves_left` later (on [`State::ply`]'s clock)
+    /// with `outcome` for the player to act there.
     pub fn new<G: Game>(
         game: &G,
         state: &G::State,
         policy: Vec<(u32, f32)>,
         outcome: i8,
         margin: Option<f32>,
+        moves_left: u32,
     ) -> Sample {
         let mut position = Vec::new();
         game.write_state(state, &mut position);
@@ -124,6 +170,7 @@ impl Sample {
             outcome,
             margin,
             full_search: true,
+            moves_left: Some(moves_left),
         }
     }
 
@@ -199,7 +246,7 @@ pub fn decode<G: Game>(game: &G, path: &Path, bytes: &[u8]) -> Result<RecordFile
         });
     }
     let version = u32::from_le_bytes(bytes[8..12].try_into().unwrap());
-    if version != FORMAT_VERSION {
+    if version != FORMAT_VERSION && version != 2 {
         return Err(RecordError::Version {
             path: path_buf(),
             found: version,
@@ -218,11 +265,16 @@ pub fn decode<G: Game>(game: &G, path: &Path, bytes: &[u8]) -> Result<RecordFile
     if crc32fast::hash(payload) != crc {
         return Err(RecordError::Checksum { path: path_buf() });
     }
-    let (file, used): (RecordFile, usize) = bincode::serde::decode_from_slice(payload, config())
-        .map_err(|e| RecordError::Decode {
-            path: path_buf(),
-            msg: e.to_string(),
-        })?;
+    let decoded = if version == 2 {
+        bincode::serde::decode_from_slice::<RecordFileV2, _>(payload, config())
+            .map(|(f, used)| (RecordFile::from(f), used))
+    } else {
+        bincode::serde::decode_from_slice(payload, config())
+    };
+    let (file, used): (RecordFile, usize) = decoded.map_err(|e| RecordError::Decode {
+        path: path_buf(),
+        msg: e.to_string(),
+    })?;
     if used != payload.len() {
         return Err(RecordError::Decode {
             path: path_buf(),
@@ -278,7 +330,14 @@ mod tests {
             let p = 1.0 / legal.len() as f32;
             let policy = legal.iter().map(|a| (a.index() as u32, p)).collect();
             let margin = Some((i % 3) as f32 / 3.0 - 1.0 / 3.0);
-            let mut s = Sample::new(&GAME, &pos, policy, [1, 0, -1][i as usize % 3], margin);
+            let mut s = Sample::new(
+                &GAME,
+                &pos,
+                policy,
+                [1, 0, -1][i as usize % 3],
+                margin,
+                40 - i,
+            );
             s.full_search = i % 2 == 0;
             samples.push(s);
             pos.play_unchecked(legal[(i as usize * 7) % legal.len()]);
@@ -326,6 +385,56 @@ mod tests {
         ] {
             let e = decode(&GAME, p, &bytes).unwrap_err().to_string();
             assert!(e.starts_with("g000001.bin: ") && e.contains(want), "{e}");
+        }
+    }
+
+    #[test]
+    fn format_2_files_read_without_moves_left() {
+        #[derive(Serialize)]
+        struct V2Sample<'a> {
+            position: &'a [u8],
+            policy: &'a [(u32, f32)],
+            outcome: i8,
+            margin: Option<f32>,
+            full_search: bool,
+        }
+        #[derive(Serialize)]
+        struct V2File<'a> {
+            meta: &'a RecordMeta,
+            samples: Vec<V2Sample<'a>>,
+        }
+        let f = sample_file();
+        let v2 = V2File {
+            meta: &f.meta,
+            samples: f
+                .samples
+                .iter()
+                .map(|s| V2Sample {
+                    position: &s.position,
+                    policy: &s.policy,
+                    outcome: s.outcome,
+                    margin: s.margin,
+                    full_search: s.full_search,
+                })
+                .collect(),
+        };
+        let payload = bincode::serde::encode_to_vec(&v2, config()).unwrap();
+        let mut bytes = encode(&f)[..8].to_vec();
+        bytes.extend_from_slice(&2u32.to_le_bytes());
+        bytes.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+        bytes.extend_from_slice(&crc32fast::hash(&payload).to_le_bytes());
+        bytes.extend_from_slice(&payload);
+        let read = decode(&GAME, Path::new("v2.bin"), &bytes).unwrap();
+        assert_eq!(read.meta, f.meta);
+        for (a, b) in read.samples.iter().zip(&f.samples) {
+            assert_eq!(a.moves_left, None);
+            assert_eq!(
+                Sample {
+                    moves_left: b.moves_left,
+                    ..a.clone()
+                },
+                *b
+            );
         }
     }
 

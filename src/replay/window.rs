@@ -69,6 +69,32 @@ pub struct WindowSample<S> {
     pub policy: Vec<(u32, f32)>,
     pub outcome: i8,
     pub margin: Option<f32>,
+    /// How far the game's end was ([`Sample::moves_left`]).
+    pub moves_left: Option<u32>,
+}
+
+impl<S> WindowSample<S> {
+    /// The win/draw/loss target for the player to act: the result, with
+    /// `discount` to the power of the moves left (0 where unknown) of its
+    /// weight on the result and the rest on a draw. Below 1 a win far
+    /// away is worth less than one near, so the search hurries wins and
+    /// delays losses.
+    ///
+    /// ```
+    /// use yinsh_zero::replay::window::WindowSample;
+    /// let s = WindowSample { position: (), policy: vec![], outcome: 1, margin: None, moves_left: Some(2) };
+    /// assert_eq!(s.wdl_target(1.0), [1.0, 0.0, 0.0]);
+    /// let [w, d, l] = s.wdl_target(0.9);
+    /// assert!((w - 0.81).abs() < 1e-6 && (d - 0.19).abs() < 1e-6 && l == 0.0);
+    /// ```
+    pub fn wdl_target(&self, discount: f32) -> [f32; 3] {
+        let weight = discount.powi(self.moves_left.unwrap_or(0).min(i32::MAX as u32) as i32);
+        match self.outcome {
+            1 => [weight, 1.0 - weight, 0.0],
+            -1 => [0.0, 1.0 - weight, weight],
+            _ => [0.0, 1.0, 0.0],
+        }
+    }
 }
 
 /// The newest positions of one game, in the order their files were added.
@@ -129,6 +155,7 @@ impl<G: Game> ReplayWindow<G> {
                 policy: s.policy,
                 outcome: s.outcome,
                 margin: s.margin,
+                moves_left: s.moves_left,
             });
         }
         let keep = self.config.size(self.generated);
@@ -162,7 +189,7 @@ mod tests {
         let legal = pos.legal_actions();
         let p = 1.0 / legal.len() as f32;
         let policy = legal.iter().map(|a| (a.index() as u32, p)).collect();
-        let sample = Sample::new(&Yinsh::standard(), &pos, policy, tag, Some(0.0));
+        let sample = Sample::new(&Yinsh::standard(), &pos, policy, tag, Some(0.0), 50);
         RecordFile {
             meta: RecordMeta {
                 game: "yinsh".into(),

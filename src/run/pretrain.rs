@@ -387,6 +387,7 @@ pub fn samples<G: Game>(game: &G, rec: &GameRecord<G::State>, smoothing: f32) ->
                 policy,
                 rec.result.score_for(me),
                 game.margin(&last, me),
+                last.ply() - pos.ply(),
             ));
         }
         pos.play_unchecked(played);

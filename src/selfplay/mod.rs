@@ -416,7 +416,8 @@ impl<G: Game> Worker<'_, G> {
             .map(|(pos, policy)| {
                 let me = pos.to_act();
                 let margin = self.game.margin(last, me);
-                Sample::new(self.game, &pos, policy, outcome.score_for(me), margin)
+                let left = last.ply() - pos.ply();
+                Sample::new(self.game, &pos, policy, outcome.score_for(me), margin, left)
             })
             .collect();
         summary.positions += samples.len() as u64;

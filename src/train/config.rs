@@ -52,6 +52,11 @@ pub struct TrainConfig {
     pub value_loss_weight: f64,
     /// Weight of the ring-margin squared error in the loss.
     pub margin_loss_weight: f64,
+    /// Per move left to the end of its game, the share of a value target
+    /// kept on the result (the rest goes to a draw): below 1 a near win
+    /// is worth more than a far one, so the search hurries wins and
+    /// delays losses, which a plain result never teaches (1 = off).
+    pub value_discount: f64,
     /// Samples trained per new self-play position: each generation trains
     /// `ratio * new positions / batch_size` steps (KataGo's knob against
     /// overfitting a small window).
@@ -79,6 +84,7 @@ impl Default for TrainConfig {
             grad_clip_norm: 5.0,
             value_loss_weight: 1.0,
             margin_loss_weight: 0.25,
+            value_discount: 1.0,
             train_ratio: 4.0,
             min_positions: 2_000,
             threads: 0,
@@ -146,6 +152,12 @@ impl TrainConfig {
             return Err(format!(
                 "train.momentum must be in [0, 1), got {}",
                 self.momentum
+            ));
+        }
+        if !(self.value_discount > 0.0 && self.value_discount <= 1.0) {
+            return Err(format!(
+                "train.value_discount must be in (0, 1], got {}",
+                self.value_discount
             ));
         }
         if !(0.0..=1.0).contains(&self.lr_floor) {

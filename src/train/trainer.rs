@@ -35,7 +35,8 @@ pub struct Batch {
     pub policy: Vec<f32>,
     /// `[size, action space]`: 0 for legal actions, a large negative otherwise.
     pub mask: Vec<f32>,
-    /// `[size, 3]`: one-hot final result for the player to act.
+    /// `[size, 3]`: the final result for the player to act
+    /// ([`WindowSample::wdl_target`]: one-hot unless discounted).
     pub wdl: Vec<f32>,
     /// `[size, 1]`: the game's final score margin, scaled into [-1, 1].
     pub margin: Vec<f32>,
@@ -46,10 +47,13 @@ pub struct Batch {
 impl Batch {
     /// Builds a batch of `game` positions, applying an independent random
     /// symmetry to each sample (positions and policy targets alike), so the
-    /// net sees every orientation while the window stores one.
+    /// net sees every orientation while the window stores one. Value
+    /// targets are discounted by `value_discount` per move left
+    /// (`[train] value_discount`; 1 = the plain result).
     pub fn new<G: Game, R: Rng>(
         game: &G,
         samples: &[&WindowSample<G::State>],
+        value_discount: f32,
         rng: &mut R,
     ) -> Batch {
         let n = samples.len();
@@ -77,7 +81,7 @@ impl Batch {
             for &(idx, p) in &s.policy {
                 b.policy[row + game.transform_index(idx as usize, k)] = p;
             }
-            b.wdl[i * 3 + (1 - s.outcome as i32) as usize] = 1.0;
+            b.wdl[i * 3..i * 3 + 3].copy_from_slice(&s.wdl_target(value_discount));
             if let Some(m) = s.margin {
                 b.margin[i] = m;
                 b.margin_mask[i] = 1.0;
