@@ -341,6 +341,10 @@ fn the_pretrain_command_begins_a_run_that_train_continues() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(stdout.contains("trained generation 2"), "{stdout}");
+    // One line says the old window is gone, not one line per file.
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(stderr.matches("are gone").count(), 1, "{stderr}");
+    assert!(!stderr.contains("skipping record file"), "{stderr}");
     let m1 = checkpoint::read_meta(&run.join("checkpoints/000001")).unwrap();
     let m2 = checkpoint::read_meta(&run.join("checkpoints/000002")).unwrap();
     assert!(m2.train_steps > m1.train_steps);

@@ -29,6 +29,7 @@ use super::progress::Phase;
 use crate::arena::GamePlayers;
 use crate::checkpoint::{self, CheckpointMeta};
 use crate::nn::{Model, NetEvaluator};
+use crate::replay::record::RecordError;
 use crate::replay::window::ReplayWindow;
 use crate::selfplay::{self, Progress};
 use crate::train::Trainer;
@@ -234,10 +235,27 @@ impl<'a, G: GamePlayers> Loop<'a, G> {
                 .map_err(|e| anyhow::anyhow!("{}: optimizer state: {e}", latest_dir.display()))?;
         }
         let mut window = ReplayWindow::new(game.clone(), cfg.replay.clone());
+        // A run resumed without its old data (a shipped network trained
+        // on) misses every file of the window: one line says so, not one
+        // per file. Damaged files are still named one by one.
+        let mut missing = 0;
         for f in &meta.replay_files {
-            if let Err(e) = window.add_file(&run.root.join(f)) {
-                eprintln!("skipping record file: {e}");
+            match window.add_file(&run.root.join(f)) {
+                Ok(_) => {}
+                Err(RecordError::Io { source, .. })
+                    if source.kind() == std::io::ErrorKind::NotFound =>
+                {
+                    missing += 1
+                }
+                Err(e) => eprintln!("skipping record file: {e}"),
             }
+        }
+        if missing > 0 {
+            eprintln!(
+                "{missing} of the {} record files of generation {latest}'s replay window are gone: \
+                 training goes on with what self-play writes from here",
+                meta.replay_files.len()
+            );
         }
         Ok(Loop {
             game,
