@@ -223,6 +223,18 @@ fn the_page_the_boards_and_refused_requests() {
     for spec in ["alphabeta:depth=2", "random", "human"] {
         assert!(suggested.contains(&spec.to_string()), "{suggested:?}");
     }
+    // The network this project ships is offered, and plays its decision.
+    let shipped = "net-mcts:checkpoint=checkpoints/emergo";
+    assert!(suggested.contains(&shipped.to_string()), "{suggested:?}");
+    let g = EMERGO.new_game(&s, json!({"opponent": shipped, "seed": 5}));
+    let id = g["id"].as_str().unwrap().to_string();
+    let first = legal_actions(&g)[0].clone();
+    EMERGO.play_ok(&s, &id, &first);
+    let (status, answer) = EMERGO.engine(&s, &id);
+    assert_eq!(status, 200, "{answer}");
+    let g = &answer["game"];
+    assert_eq!(strings(&g["history"]).len(), 2, "{g}");
+    assert_eq!(replay(g).to_act(), Color::White, "{g}");
     let players: Vec<&str> = config["players"]
         .as_array()
         .unwrap()

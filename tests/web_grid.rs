@@ -233,6 +233,23 @@ fn the_page_the_boards_and_refused_requests() {
     assert_eq!(variants[0]["start"], "e5");
     assert_eq!(config["default_opponent"], "solver");
     assert_eq!(strings(&config["suggestions"])[0], "solver");
+    // The network this project ships is offered, and as Player 2 it
+    // answers a step of Green with a stone.
+    let shipped = "net-mcts:checkpoint=checkpoints/grid";
+    assert!(
+        strings(&config["suggestions"]).iter().any(|o| o == shipped),
+        "{config}"
+    );
+    let g = GRID.new_game(
+        &s,
+        json!({"opponent": shipped, "color": "white", "seed": 3}),
+    );
+    let id = g["id"].as_str().unwrap().to_string();
+    assert!(g["opponent"].as_str().unwrap().starts_with(shipped), "{g}");
+    GRID.play_ok(&s, &id, "Ge6");
+    let g = engine(&s, &id);
+    assert_eq!(strings(&g["history"]).len(), 2, "{g}");
+    assert!(g["outcome"].is_null(), "{g}");
     assert!(
         config["players"]
             .as_array()

@@ -42,16 +42,22 @@ impl ServedGame for EmergoGame {
 /// in a few milliseconds and beats `random` every time.
 const DEFAULT_OPPONENT: &str = "alphabeta:depth=4";
 
-/// Opponents the page suggests, the default first. A trained network is
-/// `net-mcts:checkpoint=DIR` (the page says so; no network ships for
-/// Emergo).
-const SUGGESTIONS: &[&str] = &[
-    DEFAULT_OPPONENT,
-    "alphabeta:depth=2",
-    "mcts-rollout:playouts=1000",
-    "random",
-    HUMAN,
-];
+/// Opponents the page suggests, the default first, then the Emergo
+/// network this project ships (trained on the standard rules) where the
+/// server runs in the project's folder. Another trained network is
+/// `net-mcts:checkpoint=DIR`.
+fn suggestions() -> Vec<String> {
+    super::served::suggestions(
+        DEFAULT_OPPONENT,
+        "checkpoints/emergo",
+        &[
+            "alphabeta:depth=2",
+            "mcts-rollout:playouts=1000",
+            "random",
+            HUMAN,
+        ],
+    )
+}
 
 async fn config_info(State(state): State<Shared>) -> Response {
     let variants: Vec<_> = Variant::ALL
@@ -61,7 +67,7 @@ async fn config_info(State(state): State<Shared>) -> Response {
     ok(json!({
         "variants": variants,
         "default_variant": Variant::Standard.name(),
-        "suggestions": SUGGESTIONS,
+        "suggestions": suggestions(),
         "default_opponent": DEFAULT_OPPONENT,
         "players": players_json::<Emergo>(),
         "max_think_ms": state.config.max_think_ms(),

@@ -50,14 +50,21 @@ impl ServedGame for GridGame {
 /// The opponent a new game gets without one.
 const DEFAULT_OPPONENT: &str = "solver";
 
-/// Opponents the page suggests, the default first.
-const SUGGESTIONS: &[&str] = &[
-    DEFAULT_OPPONENT,
-    "alphabeta:depth=4",
-    "mcts-rollout:playouts=1000",
-    "random",
-    HUMAN,
-];
+/// Opponents the page suggests, the default first, then the grid network
+/// this project ships (9 x 9) where the server runs in the project's
+/// folder.
+fn suggestions() -> Vec<String> {
+    super::served::suggestions(
+        DEFAULT_OPPONENT,
+        "checkpoints/grid",
+        &[
+            "alphabeta:depth=4",
+            "mcts-rollout:playouts=1000",
+            "random",
+            HUMAN,
+        ],
+    )
+}
 
 async fn config_info(State(state): State<Shared>) -> Response {
     let variants: Vec<_> = Grid::VARIANTS
@@ -77,7 +84,7 @@ async fn config_info(State(state): State<Shared>) -> Response {
     ok(json!({
         "variants": variants,
         "default_variant": Grid::VARIANTS[0],
-        "suggestions": SUGGESTIONS,
+        "suggestions": suggestions(),
         "default_opponent": DEFAULT_OPPONENT,
         "players": players_json::<Grid>(),
         "max_think_ms": state.config.max_think_ms(),

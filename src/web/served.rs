@@ -168,6 +168,19 @@ pub(super) struct NewGame {
     pub(super) seed: Option<u64>,
 }
 
+/// The opponents a page suggests: `default` first, then the network this
+/// project ships in `folder` (e.g. `checkpoints/grid`, relative to where
+/// the server runs) where there is one, then `rest`. A shipped network
+/// plays one variant only, so it is offered, not the default.
+pub(super) fn suggestions(default: &str, folder: &str, rest: &[&str]) -> Vec<String> {
+    let mut out = vec![default.to_string()];
+    if crate::checkpoint::resolve(std::path::Path::new(folder)).is_ok() {
+        out.push(format!("net-mcts:checkpoint={folder}"));
+    }
+    out.extend(rest.iter().map(|s| s.to_string()));
+    out
+}
+
 /// Game `G`'s player kinds with their options, for a page's help.
 pub(super) fn players_json<G: GamePlayers>() -> Vec<Value> {
     players_of::<G>()
