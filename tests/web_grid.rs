@@ -622,8 +622,8 @@ fn a_deep_position_is_given_up_not_waited_for() {
             full.nodes,
             t.elapsed()
         );
-        // The budget is checked between small questions: it overshoots
-        // by little.
+        // The solver counts the budget position by position: it
+        // overshoots by little.
         assert!(
             full.nodes < SOLVER_NODES + SOLVER_NODES / 5,
             "{}",

@@ -265,131 +265,23 @@ pub struct SolverView {
     pub text: String,
 }
 
-/// Plies that [`ask`] expands itself above the solver's own search, so
-/// that the budget is checked between questions a few hundred times
-/// smaller than the whole (one question of the solver can take minutes).
-const EXPANDED_PLIES: u32 = 2;
-
-/// Whether `winner` can force the end within `k` more moves of Player 1
-/// from `p`: the solver's `corners` for Player 2, `traps` for Player 1.
-/// The top `plies` plies are expanded here (the player to act needs one
-/// child that wins, the other every child) and the budget is checked
-/// before every question: `None` once the solver has searched more than
-/// `budget` positions. Otherwise the answer is the solver's.
-fn ask(
-    solver: &mut Solver,
-    p: &Position,
-    winner: Color,
-    k: u32,
-    plies: u32,
-    budget: u64,
-) -> Option<bool> {
-    if solver.nodes > budget {
-        return None;
-    }
-    if let Some(r) = p.result() {
-        return Some(r.winner() == Some(winner));
-    }
-    let p1 = p.to_act() == Color::White;
-    // The solver's own cut-offs, also before expanding: Green needs `d`
-    // moves to reach a corner `d` away, and a trap needs a move of Player 1.
-    match winner {
-        Color::Black if k < p.corner_distance(p.green()) => return Some(false),
-        Color::White if p1 && k == 0 => return Some(false),
-        _ => {}
-    }
-    if plies == 0 {
-        return Some(match winner {
-            Color::Black => solver.corners(p, k),
-            Color::White => solver.traps(p, k),
-        });
-    }
-    // Both cut-offs leave `k >= 1` when Player 1 acts.
-    let child_k = if p1 { k - 1 } else { k };
-    let chooser = p.to_act() == winner;
-    // The solver's orders: Green's escapes first, Player 2's stones near
-    // Green first when she picks, far first when she must answer all.
-    let mut children: Vec<(u32, Position)> = p
-        .legal_actions()
-        .iter()
-        .map(|&a| {
-            let mut c = *p;
-            c.play_unchecked(a);
-            let key = match a {
-                Action::Step(_) => u32::MAX - c.corner_distance(c.green()),
-                Action::Place(s) => {
-                    let d = p.distance(p.green(), p.cell(s).expect("on the board"));
-                    if chooser { d } else { u32::MAX - d }
-                }
-            };
-            (key, c)
-        })
-        .collect();
-    children.sort_by_key(|(key, _)| *key);
-    for (_, c) in &children {
-        let answer = ask(solver, c, winner, child_k, plies - 1, budget)?;
-        if answer == chooser {
-            return Some(answer);
-        }
-    }
-    Some(!chooser)
-}
-
-/// [`Solver::value`] asked one bound at a time, a few plies expanded here
-/// so that the budget is checked between small questions, giving up
-/// once the solver has searched more than `budget` positions. Within the
-/// budget the answer is `Solver::value`'s.
-pub fn bounded_value(solver: &mut Solver, p: &Position, budget: u64) -> Option<Value> {
-    let bound = p.empty().count_ones() + 1;
-    for k in 0..=bound {
-        for winner in [Color::Black, Color::White] {
-            if ask(solver, p, winner, k, EXPANDED_PLIES, budget)? {
-                return Some(Value {
-                    winner,
-                    p1_moves: k,
-                });
-            }
-        }
-    }
-    unreachable!("the game ends within {bound} moves of Player 1")
-}
-
-/// [`Solver::best_actions`] of `p` (whose value is `v`) asked one action
-/// at a time through [`ask`], giving up once the solver has searched more
-/// than `budget` positions. Player 2's stones come nearest Green first.
-fn bounded_best(solver: &mut Solver, p: &Position, v: Value, budget: u64) -> Option<Vec<Action>> {
-    let me = p.to_act();
-    let left = v.p1_moves.checked_sub(u32::from(me == Color::White))?;
-    let ask = |solver: &mut Solver, c: &Position, k: u32| {
-        ask(solver, c, v.winner, k, EXPANDED_PLIES - 1, budget)
-    };
-    let mut out = Vec::new();
-    for a in p.legal_actions() {
-        let mut c = *p;
-        c.play_unchecked(a);
-        let keeps = match c.result() {
-            Some(r) => r.winner() == Some(v.winner) && left == 0,
-            // The winner's action must still win as fast; the loser's must
-            // not lose any faster.
-            None if me == v.winner => ask(solver, &c, left)?,
-            None => left == 0 || !ask(solver, &c, left - 1)?,
-        };
-        if keeps {
-            out.push(a);
-        }
-    }
-    out.sort_by_key(|&a| match a {
-        Action::Place(s) => p.distance(p.green(), p.cell(s).expect("on the board")),
-        Action::Step(_) => 0,
-    });
-    Some(out)
-}
-
 /// The solver's verdict on `p` (not over) within `budget` positions.
 pub fn solve_position(grid: Grid, p: &Position, budget: u64) -> SolverView {
     let mut solver = Solver::new(grid);
-    let value = bounded_value(&mut solver, p, budget);
-    let best = value.and_then(|v| bounded_best(&mut solver, p, v, budget));
+    let value = solver.try_value(p, budget);
+    // The value's proofs are in the tables: the best actions cost the
+    // questions about each child, within what is left of the budget.
+    let best = value
+        .and_then(|_| solver.try_best_actions(p, budget.saturating_sub(solver.nodes)))
+        .map(|best| {
+            let mut best: Vec<Action> = best.into_iter().map(|(a, _)| a).collect();
+            // Player 2's stones nearest Green first, as the optimal line reads.
+            best.sort_by_key(|&a| match a {
+                Action::Place(s) => p.distance(p.green(), p.cell(s).expect("on the board")),
+                Action::Step(_) => 0,
+            });
+            best
+        });
     let text = match value {
         Some(v) => GridValue::of(v).text,
         None => format!(

@@ -73,7 +73,7 @@ pub use game::{
 pub use grid::{
     ChartPoint, Charts, GridBoard, GridEngineDone, GridEngineJob, GridGame, GridOptions, GridValue,
     GridView, LegalView, OptimalLine, OptimalLines, OptimalSummary, SOLVER_NODES, SolverView,
-    bounded_value, chart_series, grid_named, grid_spec, grid_title, solve_position,
+    chart_series, grid_named, grid_spec, grid_title, solve_position,
 };
 pub use morris::{
     BoardGeometry, MorrisBoard, MorrisEngineDone, MorrisEngineJob, MorrisGame, MorrisOptions,
