@@ -12,7 +12,7 @@ use serde::Serialize;
 
 use super::game::{ByColour, GameError, OutcomeView, bounded_spec_among};
 use super::seat::EngineSeat;
-use super::seated::{SeatedGame, SeatedRules, TurnView, deref_to_seated};
+use super::seated::{SeatedGame, SeatedRules, SeatedView, TurnView, deref_to_seated};
 use crate::arena::{parse_game_player, players_of};
 use crate::emergo::notation::{self, Action};
 use crate::emergo::{Blocked, Emergo, NO_PROGRESS_LIMIT, Position, Square, TURN_LIMIT, Variant};
@@ -126,34 +126,24 @@ impl EmergoGame {
     /// Everything the page shows about the game.
     pub fn view(&self, id: &str) -> EmergoView {
         let pos = self.position();
-        let over = pos.is_over();
         let legal: Vec<EmergoLegalView> = pos
             .legal_actions()
             .iter()
             .map(EmergoLegalView::of)
             .collect();
         EmergoView {
-            id: id.to_string(),
+            seated: self.seated_view(id),
             variant: self.variant.name(),
             title: emergo_title(self.variant),
             side: pos.geometry().side,
-            human: self.human(),
-            opponent: self.opponent().to_string(),
-            ply: pos.ply(),
             turn: pos.turns(),
-            to_act: (!over).then(|| pos.to_act()),
             phase: phase(pos, &legal),
             chain: pos.chain().map(|(s, _)| s.to_string()),
-            engine_to_act: self.engine_to_act(),
-            thinking: self.is_thinking(),
             board: EmergoBoard::of(pos),
             legal,
-            history: self.history(),
             turns: self.turns(),
-            last: self.last(),
             quiet_turns: pos.quiet_turns(),
             outcome: outcome(pos),
-            can_undo: self.can_undo(),
         }
     }
 }
@@ -345,38 +335,28 @@ impl EmergoVariantView {
 /// An Emergo game as the API returns it.
 #[derive(Clone, Debug, Serialize)]
 pub struct EmergoView {
-    pub id: String,
+    /// Seats, turn and decisions, as every game's page has them.
+    #[serde(flatten)]
+    pub seated: SeatedView,
     /// `standard`, `blocked-loses` or `small`.
     pub variant: &'static str,
     pub title: String,
     /// Squares per side of the board (9, or 7 for `small`).
     pub side: u8,
-    pub human: Color,
-    pub opponent: String,
-    /// Decisions made so far (a chain of three jumps is three).
-    pub ply: u32,
     /// Turns completed (a chain is one turn).
     pub turn: u16,
-    /// `None` once the game is over.
-    pub to_act: Option<Color>,
     /// What the player to act does: `enter`, `move` (step a unit),
     /// `capture` (start a chain), `chain` (jump on), or `over`.
     pub phase: &'static str,
     /// The square of the unit that must jump on, while a chain is under way.
     pub chain: Option<String>,
-    pub engine_to_act: bool,
-    pub thinking: bool,
     pub board: EmergoBoard,
     /// The legal decisions now (only a chain's continuations while one is
     /// under way).
     pub legal: Vec<EmergoLegalView>,
-    /// Every decision so far.
-    pub history: Vec<String>,
     /// The decisions as whole turns, a chain's jumps joined.
     pub turns: Vec<TurnView>,
-    pub last: Option<String>,
     /// Turns since the last entry or capture (the no-progress draw).
     pub quiet_turns: u16,
     pub outcome: Option<OutcomeView>,
-    pub can_undo: bool,
 }

@@ -20,7 +20,7 @@ use serde::Serialize;
 
 use super::game::{GameError, OutcomeView, bounded_spec_among};
 use super::seat::EngineSeat;
-use super::seated::{SeatedGame, SeatedRules, deref_to_seated};
+use super::seated::{SeatedGame, SeatedRules, SeatedView, deref_to_seated};
 use crate::arena::{parse_game_player, players_of};
 use crate::game::{Color, Game, GameResult, State};
 use crate::grid::solve::{Solver, Value};
@@ -414,16 +414,10 @@ impl GridGame {
         let over = pos.is_over();
         let start = *self.start();
         GridView {
-            id: id.to_string(),
+            seated: self.seated_view(id),
             variant: self.grid.variant().to_string(),
             side: self.grid.side,
             title: grid_title(self.grid),
-            human: self.human(),
-            opponent: self.opponent().to_string(),
-            ply: pos.ply(),
-            to_act: (!over).then(|| pos.to_act()),
-            engine_to_act: self.engine_to_act(),
-            thinking: self.is_thinking(),
             board: GridBoard::of(pos),
             legal: pos
                 .legal_actions()
@@ -434,10 +428,7 @@ impl GridGame {
                     loses: loses(pos, a),
                 })
                 .collect(),
-            history: self.history(),
-            last: self.last(),
             outcome: outcome(pos),
-            can_undo: self.can_undo(),
             charts: Charts {
                 played: chart_series(&start, self.actions()),
                 optimal: self.optimal.series.clone(),
@@ -532,25 +523,16 @@ pub struct OptimalSummary {
 /// A grid game as the API returns it.
 #[derive(Clone, Debug, Serialize)]
 pub struct GridView {
-    pub id: String,
+    /// Seats, turn and decisions, as every game's page has them.
+    #[serde(flatten)]
+    pub seated: SeatedView,
     /// `9x9`, `5x5`, `7x7` or `11x11`.
     pub variant: String,
     pub side: u8,
     pub title: String,
-    /// White: Player 1 (Green); Black: Player 2 (Red).
-    pub human: Color,
-    pub opponent: String,
-    pub ply: u32,
-    /// `None` once the game is over.
-    pub to_act: Option<Color>,
-    pub engine_to_act: bool,
-    pub thinking: bool,
     pub board: GridBoard,
     pub legal: Vec<LegalView>,
-    pub history: Vec<String>,
-    pub last: Option<String>,
     pub outcome: Option<OutcomeView>,
-    pub can_undo: bool,
     pub charts: Charts,
     pub optimal: OptimalSummary,
     /// The solver's verdict on the position now; `None` once the game is

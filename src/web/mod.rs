@@ -84,5 +84,5 @@ pub use morris_db::{
     ValueView,
 };
 pub use run_view::{EvalFile, RunView, SeriesPoint, read_run};
-pub use seated::{SeatedGame, SeatedRules, TurnView};
+pub use seated::{SeatedGame, SeatedRules, SeatedView, TurnView};
 pub use server::{ApiError, ServeConfig, router, serve};

@@ -11,7 +11,7 @@ use serde::Serialize;
 
 use super::game::{ByColour, GameError, OutcomeView, bounded_spec_among};
 use super::seat::EngineSeat;
-use super::seated::{SeatedGame, SeatedRules, TurnView, deref_to_seated};
+use super::seated::{SeatedGame, SeatedRules, SeatedView, TurnView, deref_to_seated};
 use crate::arena::{PlayerSpec, parse_game_player, players_of};
 use crate::game::{Color, GameResult, State};
 use crate::morris::{Action, Morris, Position, Square, Variant, geometry};
@@ -154,27 +154,17 @@ impl MorrisGame {
     /// Everything the page shows about the game.
     pub fn view(&self, id: &str) -> MorrisView {
         let pos = self.position();
-        let over = pos.is_over();
         MorrisView {
-            id: id.to_string(),
+            seated: self.seated_view(id),
             variant: self.game.rules.name(),
             title: title(self.game.rules),
-            human: self.human(),
-            opponent: self.opponent().to_string(),
-            ply: pos.ply(),
-            to_act: (!over).then(|| pos.to_act()),
             phase: phase(pos),
-            engine_to_act: self.engine_to_act(),
-            thinking: self.is_thinking(),
             board: MorrisBoard::of(pos),
             legal: pos.legal_actions().iter().map(|a| a.to_string()).collect(),
-            history: self.history(),
             turns: self.turns(),
-            last: self.last(),
             quiet_moves: pos.quiet_moves(),
             repetitions: pos.repetitions(),
             outcome: outcome(pos),
-            can_undo: self.can_undo(),
         }
     }
 }
@@ -278,35 +268,25 @@ impl MorrisBoard {
 /// A Morris game as the API returns it.
 #[derive(Clone, Debug, Serialize)]
 pub struct MorrisView {
-    pub id: String,
+    /// Seats, turn and decisions, as every game's page has them.
+    #[serde(flatten)]
+    pub seated: SeatedView,
     /// `nine`, `six` or `three`.
     pub variant: &'static str,
     pub title: String,
-    pub human: Color,
-    pub opponent: String,
-    /// Decisions made so far.
-    pub ply: u32,
-    /// `None` once the game is over.
-    pub to_act: Option<Color>,
     /// What the player to act does: `place`, `move`, `fly`, `remove`, or
     /// `over`.
     pub phase: &'static str,
-    pub engine_to_act: bool,
-    pub thinking: bool,
     pub board: MorrisBoard,
     /// The legal decisions now.
     pub legal: Vec<String>,
-    /// Every decision so far.
-    pub history: Vec<String>,
     /// The decisions as whole turns.
     pub turns: Vec<TurnView>,
-    pub last: Option<String>,
     /// Moves since the last placement or removal (the no-progress draw).
     pub quiet_moves: u16,
     /// How often this position has occurred (threefold repetition).
     pub repetitions: u8,
     pub outcome: Option<OutcomeView>,
-    pub can_undo: bool,
 }
 
 /// A variant's board for drawing: points on the grid, the lines between

@@ -76,6 +76,27 @@ impl<S: State> std::fmt::Debug for SeatedGame<S> {
     }
 }
 
+/// What every page's view says of the game's seats and decisions, the
+/// same for Morris, the grid game and Emergo; each game's view flattens it
+/// in (`#[serde(flatten)]`), so the JSON keeps these as top-level keys.
+#[derive(Clone, Debug, Serialize)]
+pub struct SeatedView {
+    pub id: String,
+    pub human: Color,
+    /// The engine's spec (with its time bound), or [`super::HUMAN`].
+    pub opponent: String,
+    /// Decisions made so far (the game's clock, [`State::ply`]).
+    pub ply: u32,
+    /// `None` once the game is over.
+    pub to_act: Option<Color>,
+    pub engine_to_act: bool,
+    pub thinking: bool,
+    /// Every decision so far.
+    pub history: Vec<String>,
+    pub last: Option<String>,
+    pub can_undo: bool,
+}
+
 /// One whole turn of a move list.
 #[derive(Clone, Debug, Serialize)]
 pub struct TurnView {
@@ -117,6 +138,23 @@ impl<S: State> SeatedGame<S> {
     /// Every decision so far in the game's notation.
     pub fn history(&self) -> Vec<String> {
         self.actions.iter().map(|a| a.to_string()).collect()
+    }
+
+    /// The part of a page's view every game shares, for game `id`.
+    pub fn seated_view(&self, id: &str) -> SeatedView {
+        let pos = self.position();
+        SeatedView {
+            id: id.to_string(),
+            human: self.human(),
+            opponent: self.opponent().to_string(),
+            ply: pos.ply(),
+            to_act: (!pos.is_over()).then(|| pos.to_act()),
+            engine_to_act: self.engine_to_act(),
+            thinking: self.is_thinking(),
+            history: self.history(),
+            last: self.last(),
+            can_undo: self.can_undo(),
+        }
     }
 
     /// The last decision in the game's notation.
