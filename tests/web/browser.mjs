@@ -26,6 +26,18 @@ export async function untilHumanActs(page, previousSteps) {
 }
 
 /**
+ * Clicks `button` to start a game and waits until the page shows a game
+ * other than the one it showed before: until then its data still describe
+ * the old game, a finished one perhaps, whose outcome would pass for the
+ * new game's.
+ */
+export async function clickForNewGame(page, button) {
+  const before = await page.evaluate(() => document.body.dataset.gameId || "");
+  await page.click(button);
+  await page.waitForFunction((old) => (document.body.dataset.gameId || "") !== old, before);
+}
+
+/**
  * Starts a game from a page's new-game form (`variant`, opponent `spec`,
  * side `color`) and waits until the human may act or the game is over.
  */
@@ -33,7 +45,7 @@ export async function startByForm(page, variant, spec, color) {
   await page.selectOption("#ng-variant", variant);
   await page.selectOption("#ng-color", color);
   await page.fill("#ng-spec", spec);
-  await page.click("#ng-start");
+  await clickForNewGame(page, "#ng-start");
   await page.waitForFunction((v) => document.body.dataset.variant === v, variant);
   await untilHumanActs(page, -1);
 }

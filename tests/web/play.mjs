@@ -4,7 +4,7 @@
 //
 // usage: node play.mjs <url> <screenshot prefix>
 // Uses Debian's chromium ($CHROMIUM or /usr/bin/chromium); never downloads one.
-import { fail, launch, untilHumanActs } from "./browser.mjs";
+import { clickForNewGame, fail, launch, untilHumanActs } from "./browser.mjs";
 
 // Board geometry, as the engine has it.
 const LETTERS = "abcdefghijk";
@@ -96,7 +96,7 @@ await done(async () => {
     await page.selectOption("#ng-kind", "random");
     await page.fill("#ng-spec", "");
     await page.check("#ng-blitz");
-    await page.click("#ng-start");
+    await clickForNewGame(page, "#ng-start");
     let s = await settle(-1);
     const id = s.id;
     let clicks = 0;
