@@ -259,6 +259,8 @@ pub struct TrainBench {
     pub seconds: f64,
     /// The backend that ran the steps.
     pub backend: crate::nn::BackendKind,
+    /// Whether the native CPU training pass ran them (else burn's graph).
+    pub native_cpu: bool,
 }
 
 /// Times gradient steps of `cfg`'s network for `game` at its batch size,
@@ -268,6 +270,7 @@ pub fn bench_train<G: crate::game::Game>(
     game: &G,
     cfg: &crate::run::config::RunConfig,
     seconds: f64,
+    burn_graph: bool,
 ) -> Result<TrainBench, crate::nn::NnError> {
     use crate::game::State;
     use crate::replay::window::WindowSample;
@@ -301,7 +304,12 @@ pub fn bench_train<G: crate::game::Game>(
     let batch = Batch::new(game, &refs, cfg.train.value_discount as f32, &mut rng);
     let device = cfg.run.backend.device()?;
     let model = cfg.model.to_model_config().init(&game.net_shape(), &device);
-    let mut trainer = Trainer::new(model, cfg.train.clone(), &device, 0);
+    let mut trainer = if burn_graph {
+        Trainer::on_burn_graph(model, cfg.train.clone(), &device, 0)
+    } else {
+        Trainer::new(model, cfg.train.clone(), &device, 0)
+    };
+    let native_cpu = trainer.native();
     trainer.step(&batch); // warm-up
     let started = Instant::now();
     let mut steps = 0;
@@ -319,5 +327,6 @@ pub fn bench_train<G: crate::game::Game>(
         threads: rayon::current_num_threads(),
         seconds: elapsed,
         backend: cfg.run.backend,
+        native_cpu,
     })
 }

@@ -114,6 +114,10 @@ pub struct TrainArgs {
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub json: bool,
+    /// On the CPU, step through burn's autodiff graph instead of the
+    /// native training pass (for comparison).
+    #[arg(long)]
+    pub burn_graph: bool,
     #[command(flatten)]
     pub backend: super::BackendArg,
 }
@@ -235,23 +239,32 @@ fn train(args: TrainArgs) -> anyhow::Result<()> {
     check_seconds(args.seconds)?;
     let mut cfg = RunConfig::load(args.config.as_deref())?;
     cfg.run.backend = args.backend.choose(cfg.run.backend);
-    struct Bench<'a>(&'a RunConfig, f64);
+    struct Bench<'a>(&'a RunConfig, f64, bool);
     impl GameTask for Bench<'_> {
         type Output = Result<TrainBench, NnError>;
         fn run<G: GamePlayers>(self, game: G) -> Self::Output {
-            bench_train(&game, self.0, self.1)
+            bench_train(&game, self.0, self.1, self.2)
         }
     }
-    let b = with_game(&cfg.game.name, &cfg.game.variant, Bench(&cfg, args.seconds))??;
+    let b = with_game(
+        &cfg.game.name,
+        &cfg.game.variant,
+        Bench(&cfg, args.seconds, args.burn_graph),
+    )??;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&b)?);
     } else {
         println!(
-            "training {}x{} at batch {} on {} ({} threads): {:.1} samples/s ({} steps in {:.1} s)",
+            "training {}x{} at batch {} on {}{} ({} threads): {:.1} samples/s ({} steps in {:.1} s)",
             b.blocks,
             b.channels,
             b.batch_size,
             b.backend,
+            if b.native_cpu {
+                " (native CPU pass)"
+            } else {
+                " (burn's graph)"
+            },
             b.threads,
             b.samples_per_s,
             b.steps,

@@ -4,6 +4,7 @@
 //! trait ([`NetEvaluator`]).
 
 pub mod backend;
+pub mod backprop;
 pub mod bench;
 pub mod config;
 pub mod cpu;
@@ -15,6 +16,7 @@ pub mod weights;
 use std::path::PathBuf;
 
 pub use backend::{BackendKind, default_device};
+pub use backprop::{Backprop, TrainOutput};
 pub use bench::{BatchRate, BenchOptions, NnBench, bench_nn};
 pub use config::{ModelConfig, ModelSection};
 pub use cpu::{CpuNet, CpuOutput};

@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 
 use super::config::{OptimizerKind, TrainConfig};
 use crate::game::{Game, NetShape, State};
-use crate::nn::Model;
+use crate::nn::{Backprop, Model};
 use crate::replay::window::WindowSample;
 
 /// Logit added to illegal actions: far below any real logit, and finite, so
@@ -111,9 +111,94 @@ pub struct StepMetrics {
 pub struct Trainer {
     model: Option<Model>,
     optim: ModuleOptimizer,
+    /// The autodiff version of the backend's device.
     device: Device,
+    /// On the CPU, the native training pass; `None` runs burn's graph.
+    native: Option<Backprop>,
     config: TrainConfig,
     steps: u64,
+}
+
+/// The loss of a batch given the network's outputs, and its gradients with
+/// respect to them: what the native pass computes outside burn's graph.
+struct NativeLoss {
+    policy_loss: f64,
+    value_loss: f64,
+    margin_loss: f64,
+    entropy: f64,
+    d_policy: Vec<f32>,
+    d_wdl: Vec<f32>,
+    d_margin: Vec<f32>,
+}
+
+/// `log_softmax` of `row` into `out`.
+fn log_softmax_row(row: impl Iterator<Item = f32> + Clone, out: &mut Vec<f32>) {
+    let max = row.clone().fold(f32::NEG_INFINITY, f32::max);
+    let sum: f32 = row.clone().map(|v| (v - max).exp()).sum();
+    let log_sum = sum.ln() + max;
+    out.clear();
+    out.extend(row.map(|v| v - log_sum));
+}
+
+impl NativeLoss {
+    /// The same loss as the graph in [`Trainer::step`] builds.
+    fn new(
+        batch: &Batch,
+        config: &TrainConfig,
+        policy: &[f32],
+        wdl: &[f32],
+        margin: &[f32],
+    ) -> NativeLoss {
+        let n = batch.size;
+        let space = batch.shape.action_space();
+        let inv_n = 1.0 / n as f32;
+        let (wv, wm) = (
+            config.value_loss_weight as f32,
+            config.margin_loss_weight as f32,
+        );
+        let mut l = NativeLoss {
+            policy_loss: 0.0,
+            value_loss: 0.0,
+            margin_loss: 0.0,
+            entropy: 0.0,
+            d_policy: vec![0.0; n * space],
+            d_wdl: vec![0.0; n * 3],
+            d_margin: vec![0.0; n],
+        };
+        let mut logp = Vec::with_capacity(space);
+        for i in 0..n {
+            let row = i * space..(i + 1) * space;
+            let logits = policy[row.clone()]
+                .iter()
+                .zip(&batch.mask[row.clone()])
+                .map(|(p, m)| p + m);
+            log_softmax_row(logits, &mut logp);
+            let target = &batch.policy[row.clone()];
+            let mass: f32 = target.iter().sum();
+            let d = &mut l.d_policy[row];
+            for a in 0..space {
+                let p = logp[a].exp();
+                l.policy_loss -= (target[a] * logp[a]) as f64;
+                l.entropy -= (p * logp[a]) as f64;
+                d[a] = (p * mass - target[a]) * inv_n;
+            }
+            log_softmax_row(wdl[i * 3..i * 3 + 3].iter().copied(), &mut logp);
+            let target = &batch.wdl[i * 3..i * 3 + 3];
+            let mass: f32 = target.iter().sum();
+            for k in 0..3 {
+                l.value_loss -= (target[k] * logp[k]) as f64;
+                l.d_wdl[i * 3 + k] = (logp[k].exp() * mass - target[k]) * inv_n * wv;
+            }
+            let diff = margin[i] - batch.margin[i];
+            l.margin_loss += (diff * diff * batch.margin_mask[i]) as f64;
+            l.d_margin[i] = 2.0 * diff * batch.margin_mask[i] * inv_n * wm;
+        }
+        l.policy_loss /= n as f64;
+        l.value_loss /= n as f64;
+        l.margin_loss /= n as f64;
+        l.entropy /= n as f64;
+        l
+    }
 }
 
 fn tensor<const D: usize>(data: &[f32], shape: [usize; D], device: &Device) -> Tensor<D> {
@@ -125,11 +210,38 @@ fn scalar(t: Tensor<1>) -> f64 {
 }
 
 impl Trainer {
-    /// Trains `model` (moved onto the autodiff version of `device`) from
-    /// step `steps` on.
+    /// Trains `model` from step `steps` on: on the CPU (`flex`) with the
+    /// native training pass ([`Backprop`]), elsewhere through burn's
+    /// autodiff graph on `device`. The two give the same steps within
+    /// float rounding (tested).
     pub fn new(model: Model, config: TrainConfig, device: &Device, steps: u64) -> Trainer {
+        let native = *device == Device::flex();
+        Trainer::with_pass(model, config, device, steps, native)
+    }
+
+    /// [`new`](Self::new), but always through burn's autodiff graph: the
+    /// reference the native pass is measured and tested against.
+    pub fn on_burn_graph(
+        model: Model,
+        config: TrainConfig,
+        device: &Device,
+        steps: u64,
+    ) -> Trainer {
+        Trainer::with_pass(model, config, device, steps, false)
+    }
+
+    fn with_pass(
+        model: Model,
+        config: TrainConfig,
+        device: &Device,
+        steps: u64,
+        native: bool,
+    ) -> Trainer {
+        // burn's optimizer steps parameters on an autodiff device only, so
+        // the native pass's model lives there too (it never builds a graph).
         let device = device.clone().autodiff();
         let model = model.fork(&device).train();
+        let native = native.then(Backprop::default);
         let wd =
             (config.weight_decay > 0.0).then(|| WeightDecayConfig::new(config.weight_decay as f32));
         let clip = (config.grad_clip_norm > 0.0).then_some(
@@ -154,9 +266,16 @@ impl Trainer {
             model: Some(model),
             optim,
             device,
+            native,
             config,
             steps,
         }
+    }
+
+    /// Whether the native CPU training pass takes the steps (else burn's
+    /// autodiff graph).
+    pub fn native(&self) -> bool {
+        self.native.is_some()
     }
 
     /// Steps taken so far (the learning-rate schedule's clock).
@@ -170,6 +289,9 @@ impl Trainer {
 
     /// One gradient step on `batch`.
     pub fn step(&mut self, batch: &Batch) -> StepMetrics {
+        if self.native.is_some() {
+            return self.step_native(batch);
+        }
         let started = Instant::now();
         let n = batch.size;
         let d = &self.device;
@@ -227,6 +349,41 @@ impl Trainer {
             value_loss: scalar(value_loss.detach()),
             margin_loss: scalar(margin_loss.detach()),
             policy_entropy: scalar(entropy.detach()),
+            value_accuracy: correct as f64 / n as f64,
+            learning_rate: lr,
+            samples_per_s: n as f64 / started.elapsed().as_secs_f64().max(1e-9),
+        }
+    }
+
+    fn step_native(&mut self, batch: &Batch) -> StepMetrics {
+        let started = Instant::now();
+        let n = batch.size;
+        let pass = self.native.as_mut().expect("native pass");
+        let model = self.model.take().expect("model is home between steps");
+        let out = pass.forward(&model, batch.shape, &batch.inputs, n);
+        let loss = NativeLoss::new(batch, &self.config, out.policy, out.wdl, out.margin);
+        let correct = out
+            .wdl
+            .chunks_exact(3)
+            .enumerate()
+            .filter(|(i, w)| {
+                let best = (0..3).fold(0, |b, k| if w[k] > w[b] { k } else { b });
+                batch.wdl[i * 3 + best] == 1.0
+            })
+            .count();
+        let grads = pass.backward(&model, &loss.d_policy, &loss.d_wdl, &loss.d_margin);
+        let lr = self.config.lr_at(self.steps);
+        self.model = Some(self.optim.step(lr, model, grads));
+        self.steps += 1;
+        StepMetrics {
+            step: self.steps,
+            loss: loss.policy_loss
+                + loss.value_loss * self.config.value_loss_weight
+                + loss.margin_loss * self.config.margin_loss_weight,
+            policy_loss: loss.policy_loss,
+            value_loss: loss.value_loss,
+            margin_loss: loss.margin_loss,
+            policy_entropy: loss.entropy,
             value_accuracy: correct as f64 / n as f64,
             learning_rate: lr,
             samples_per_s: n as f64 / started.elapsed().as_secs_f64().max(1e-9),

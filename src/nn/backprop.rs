@@ -1,0 +1,1073 @@
+//! The network's training pass on the CPU without burn's graph: the forward
+//! pass in training mode (batch statistics) and its backward pass, giving
+//! the same gradients as burn's autodiff of [`Model::forward`] (within float
+//! rounding) in less time. burn's optimizer then applies them, so the
+//! optimizer, its state and the checkpoints stay burn's.
+//!
+//! Where the time went under burn's graph on `flex` (6x64 at batch 256, 2
+//! cores, `perf`): its matrix kernels took 42%, the rest went to layout
+//! copies between channels-first and channels-last (12%), a direct-loop
+//! transposed convolution for the input gradients (7%), im2col (9%), and
+//! separate passes for batch norm, ReLU and sums. Here activations stay
+//! channels-last (`[position, cell, channel]`) throughout; a 3x3
+//! convolution gathers a few positions' patches (im2col) at a time, small
+//! enough to stay in cache, and multiplies them with `gemm`, one chunk per
+//! rayon thread; its input gradient is the same convolution with the
+//! kernel turned half a circle and the channels swapped; its weight
+//! gradient sums `patchesᵀ x output gradient` over the chunks.
+//!
+//! ```
+//! use yinsh_zero::game::Game;
+//! use yinsh_zero::nn::{default_device, Backprop, ModelConfig};
+//! use yinsh_zero::yinsh::{Position, Yinsh};
+//!
+//! let game = Yinsh::standard();
+//! let shape = game.net_shape();
+//! let model = ModelConfig::new().with_blocks(1).with_channels(8).init(&shape, &default_device());
+//! let mut input = vec![0.0; 2 * shape.input_size()];
+//! game.encode(&Position::new(), &mut input[..shape.input_size()]);
+//! game.encode(&Position::new(), &mut input[shape.input_size()..]);
+//!
+//! let mut pass = Backprop::default();
+//! let out = pass.forward(&model, shape, &input, 2);
+//! assert_eq!(out.wdl.len(), 2 * 3);
+//! // Gradients of the loss with respect to each output, then the weights'.
+//! let (dp, dw, dm) = (vec![0.0; 2 * shape.action_space()], vec![0.1; 6], vec![0.0; 2]);
+//! let grads = pass.backward(&model, &dp, &dw, &dm);
+//! assert!(grads.len() > 0);
+//! ```
+
+use burn::module::Param;
+use burn::nn::conv::Conv2d;
+use burn::nn::{BatchNorm, Linear};
+use burn::optim::GradientsParams;
+use burn::tensor::{Device, Tensor, TensorData};
+use rayon::prelude::*;
+
+use super::model::{ConvBn, Model};
+use crate::game::NetShape;
+
+/// Rows (cells of positions) whose 3x3 patches one thread gathers and
+/// multiplies at once: 512 rows of 64 channels are 1.2 MB of patches,
+/// within the L2 and L3 caches of the machines we train on.
+const PATCH_ROWS: usize = 512;
+
+/// Rows one thread multiplies at once in a 1x1 convolution or sums over
+/// in a weight gradient or batch statistic.
+const ROW_CHUNK: usize = 2048;
+
+/// The board the activations live on.
+#[derive(Clone, Copy, Debug)]
+struct Board {
+    batch: usize,
+    height: usize,
+    width: usize,
+}
+
+impl Board {
+    fn cells(&self) -> usize {
+        self.height * self.width
+    }
+    fn rows(&self) -> usize {
+        self.batch * self.cells()
+    }
+}
+
+fn values<const D: usize>(t: Tensor<D>) -> Vec<f32> {
+    t.into_data()
+        .convert::<f32>()
+        .try_to_vec::<f32>()
+        .expect("converted to f32")
+}
+
+fn param<const D: usize>(p: &Param<Tensor<D>>) -> Vec<f32> {
+    values(p.val())
+}
+
+/// `dst[m x n] (+)= a[m x k] b[k x n]`: `a` and `b` by row and column
+/// strides, `dst` row-major and contiguous, on the calling thread.
+#[allow(clippy::too_many_arguments)]
+fn gemm(
+    (m, n, k): (usize, usize, usize),
+    dst: &mut [f32],
+    a: &[f32],
+    (a_rs, a_cs): (usize, usize),
+    b: &[f32],
+    (b_rs, b_cs): (usize, usize),
+    accumulate: bool,
+) {
+    if m == 0 || n == 0 {
+        return;
+    }
+    if k == 0 {
+        if !accumulate {
+            dst[..m * n].fill(0.0);
+        }
+        return;
+    }
+    assert!(dst.len() >= m * n);
+    assert!(a.len() > (m - 1) * a_rs + (k - 1) * a_cs);
+    assert!(b.len() > (k - 1) * b_rs + (n - 1) * b_cs);
+    // SAFETY: the asserts above keep every element gemm reads or writes
+    // inside the three slices; `dst` is `&mut`, so it aliases neither input.
+    unsafe {
+        gemm::gemm(
+            m,
+            n,
+            k,
+            dst.as_mut_ptr(),
+            1,
+            n as isize,
+            accumulate,
+            a.as_ptr(),
+            a_cs as isize,
+            a_rs as isize,
+            b.as_ptr(),
+            b_cs as isize,
+            b_rs as isize,
+            1.0,
+            1.0,
+            false,
+            false,
+            false,
+            gemm::Parallelism::None,
+        );
+    }
+}
+
+/// `out[rows x n] = a[rows x k] w[k x n]` (`w` by strides), row chunks on
+/// every rayon thread.
+fn matmul_rows(
+    rows: usize,
+    k: usize,
+    n: usize,
+    a: &[f32],
+    w: &[f32],
+    w_strides: (usize, usize),
+    out: &mut [f32],
+) {
+    out[..rows * n]
+        .par_chunks_mut(ROW_CHUNK * n)
+        .enumerate()
+        .for_each(|(i, out)| {
+            let m = out.len() / n;
+            let a = &a[i * ROW_CHUNK * k..(i * ROW_CHUNK + m) * k];
+            gemm((m, n, k), out, a, (k, 1), w, w_strides, false);
+        });
+}
+
+/// `aᵀ b` for `a[rows x p]` and `b[rows x q]`: a `[p x q]` sum over row
+/// chunks on every rayon thread.
+fn matmul_tn(rows: usize, p: usize, q: usize, a: &[f32], b: &[f32]) -> Vec<f32> {
+    let chunks = rows.div_ceil(ROW_CHUNK);
+    (0..chunks)
+        .into_par_iter()
+        .fold(
+            || vec![0.0f32; p * q],
+            |mut acc, i| {
+                let (first, last) = (i * ROW_CHUNK, ((i + 1) * ROW_CHUNK).min(rows));
+                gemm(
+                    (p, q, last - first),
+                    &mut acc,
+                    &a[first * p..last * p],
+                    (1, p),
+                    &b[first * q..last * q],
+                    (q, 1),
+                    true,
+                );
+                acc
+            },
+        )
+        .reduce(|| vec![0.0; p * q], add_into)
+}
+
+fn add_into(mut a: Vec<f32>, b: Vec<f32>) -> Vec<f32> {
+    for (x, y) in a.iter_mut().zip(&b) {
+        *x += y;
+    }
+    a
+}
+
+/// Column sums of `a[rows x n]`.
+fn column_sums(rows: usize, n: usize, a: &[f32]) -> Vec<f32> {
+    let mut s = vec![0.0f64; n];
+    for row in a[..rows * n].chunks_exact(n) {
+        for (s, v) in s.iter_mut().zip(row) {
+            *s += *v as f64;
+        }
+    }
+    s.into_iter().map(|v| v as f32).collect()
+}
+
+/// The 3x3 patches (padding 1) of `count` positions from `first` on:
+/// `[count * cells, 9 * c]`, the 9 neighbours (row-major) of each cell,
+/// `c` channels each.
+fn im2col(input: &[f32], c: usize, board: Board, first: usize, count: usize, col: &mut [f32]) {
+    let (h, w, cells) = (board.height, board.width, board.cells());
+    for b in 0..count {
+        for y in 0..h {
+            for x in 0..w {
+                let row = (b * cells + y * w + x) * 9 * c;
+                for ky in 0..3 {
+                    for kx in 0..3 {
+                        let dst = &mut col[row + (ky * 3 + kx) * c..row + (ky * 3 + kx + 1) * c];
+                        let (sy, sx) = (y + ky, x + kx);
+                        if sy < 1 || sx < 1 || sy > h || sx > w {
+                            dst.fill(0.0);
+                        } else {
+                            let at = ((first + b) * cells + (sy - 1) * w + sx - 1) * c;
+                            dst.copy_from_slice(&input[at..at + c]);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn positions_per_patch_chunk(board: Board) -> usize {
+    (PATCH_ROWS / board.cells()).max(1)
+}
+
+/// A 3x3 convolution, padding 1: `out[rows x cout] = patches(input) w`,
+/// `w` being `[9 * cin, cout]`.
+fn conv3x3(input: &[f32], cin: usize, w: &[f32], cout: usize, board: Board, out: &mut [f32]) {
+    let cells = board.cells();
+    let per = positions_per_patch_chunk(board);
+    out[..board.rows() * cout]
+        .par_chunks_mut(per * cells * cout)
+        .enumerate()
+        .for_each_init(Vec::new, |col, (i, out)| {
+            let count = out.len() / (cells * cout);
+            col.resize(count * cells * 9 * cin, 0.0);
+            im2col(input, cin, board, i * per, count, col);
+            gemm(
+                (count * cells, cout, 9 * cin),
+                out,
+                col,
+                (9 * cin, 1),
+                w,
+                (cout, 1),
+                false,
+            );
+        });
+}
+
+/// The weight gradient of [`conv3x3`]: `Σ patches(input)ᵀ dy`, `[9 * cin, cout]`.
+fn conv3x3_weight_grad(
+    input: &[f32],
+    cin: usize,
+    dy: &[f32],
+    cout: usize,
+    board: Board,
+) -> Vec<f32> {
+    let cells = board.cells();
+    let per = positions_per_patch_chunk(board);
+    let chunks = board.batch.div_ceil(per);
+    (0..chunks)
+        .into_par_iter()
+        .fold(
+            || (vec![0.0f32; 9 * cin * cout], Vec::new()),
+            |(mut acc, mut col), i| {
+                let first = i * per;
+                let count = per.min(board.batch - first);
+                let rows = count * cells;
+                col.resize(rows * 9 * cin, 0.0);
+                im2col(input, cin, board, first, count, &mut col);
+                gemm(
+                    (9 * cin, cout, rows),
+                    &mut acc,
+                    &col,
+                    (1, 9 * cin),
+                    &dy[first * cells * cout..(first * cells + rows) * cout],
+                    (cout, 1),
+                    true,
+                );
+                (acc, col)
+            },
+        )
+        .map(|(acc, _)| acc)
+        .reduce(|| vec![0.0; 9 * cin * cout], add_into)
+}
+
+/// `w` (`[9 * cin, cout]`) turned half a circle with its channels swapped,
+/// `[9 * cout, cin]`: the input gradient of a 3x3 convolution is the
+/// convolution of the output gradient with it.
+fn flipped(w: &[f32], cin: usize, cout: usize) -> Vec<f32> {
+    let mut f = vec![0.0; 9 * cin * cout];
+    for k in 0..9 {
+        for i in 0..cin {
+            for o in 0..cout {
+                f[((8 - k) * cout + o) * cin + i] = w[(k * cin + i) * cout + o];
+            }
+        }
+    }
+    f
+}
+
+/// A convolution and its batch norm, weights as the pass uses them.
+struct ConvBnWeights {
+    kernel: usize,
+    cin: usize,
+    cout: usize,
+    /// `[kernel² * cin, cout]`, rows in patch order.
+    w: Vec<f32>,
+    gamma: Vec<f32>,
+    beta: Vec<f32>,
+    epsilon: f64,
+}
+
+/// What a convolution-and-norm's backward pass needs from its forward pass.
+#[derive(Default)]
+struct NormCache {
+    /// The normalised convolution outputs, `[rows, cout]`.
+    xhat: Vec<f32>,
+    inv_std: Vec<f32>,
+}
+
+fn conv_weights(conv: &Conv2d) -> (usize, usize, usize, Vec<f32>) {
+    let [cout, cin, k, kw] = conv.weight.dims();
+    assert_eq!(k, kw, "square kernels only");
+    assert!(k == 1 || k == 3, "1x1 and 3x3 kernels only");
+    let src = param(&conv.weight);
+    let mut w = vec![0.0; k * k * cin * cout];
+    for o in 0..cout {
+        for i in 0..cin {
+            for t in 0..k * k {
+                w[(t * cin + i) * cout + o] = src[(o * cin + i) * k * k + t];
+            }
+        }
+    }
+    (k, cin, cout, w)
+}
+
+/// A `[k² * cin, cout]` gradient back in burn's `[cout, cin, k, k]` layout.
+fn conv_grad_to_burn(g: &[f32], k: usize, cin: usize, cout: usize) -> Vec<f32> {
+    let mut out = vec![0.0; g.len()];
+    for o in 0..cout {
+        for i in 0..cin {
+            for t in 0..k * k {
+                out[(o * cin + i) * k * k + t] = g[(t * cin + i) * cout + o];
+            }
+        }
+    }
+    out
+}
+
+impl ConvBnWeights {
+    fn new(c: &ConvBn) -> ConvBnWeights {
+        let (kernel, cin, cout, w) = conv_weights(&c.conv);
+        ConvBnWeights {
+            kernel,
+            cin,
+            cout,
+            w,
+            gamma: param(&c.bn.gamma),
+            beta: param(&c.bn.beta),
+            epsilon: c.bn.epsilon,
+        }
+    }
+
+    fn convolve(&self, input: &[f32], board: Board, out: &mut [f32]) {
+        if self.kernel == 3 {
+            conv3x3(input, self.cin, &self.w, self.cout, board, out);
+        } else {
+            matmul_rows(
+                board.rows(),
+                self.cin,
+                self.cout,
+                input,
+                &self.w,
+                (self.cout, 1),
+                out,
+            );
+        }
+    }
+
+    /// Convolution, batch norm on the batch's statistics (updating `bn`'s
+    /// running ones as burn does), `+ residual`, ReLU: into `out`.
+    fn forward(
+        &self,
+        bn: &BatchNorm,
+        input: &[f32],
+        board: Board,
+        cache: &mut NormCache,
+        residual: Option<&[f32]>,
+        out: &mut Vec<f32>,
+    ) {
+        let (rows, c) = (board.rows(), self.cout);
+        cache.xhat.resize(rows * c, 0.0);
+        out.resize(rows * c, 0.0);
+        self.convolve(input, board, &mut cache.xhat);
+        let (mean, var) = statistics(rows, c, &cache.xhat);
+        cache.inv_std = var
+            .iter()
+            .map(|v| 1.0 / (v + self.epsilon).sqrt() as f32)
+            .collect();
+        let (inv_std, gamma, beta) = (&cache.inv_std, &self.gamma, &self.beta);
+        let mean32: Vec<f32> = mean.iter().map(|&m| m as f32).collect();
+        cache.xhat[..rows * c]
+            .par_chunks_mut(ROW_CHUNK * c)
+            .zip(out[..rows * c].par_chunks_mut(ROW_CHUNK * c))
+            .enumerate()
+            .for_each(|(i, (xhat, out))| {
+                let res = residual.map(|r| &r[i * ROW_CHUNK * c..]);
+                for (r, (xrow, orow)) in xhat
+                    .chunks_exact_mut(c)
+                    .zip(out.chunks_exact_mut(c))
+                    .enumerate()
+                {
+                    for ch in 0..c {
+                        let xh = (xrow[ch] - mean32[ch]) * inv_std[ch];
+                        xrow[ch] = xh;
+                        let mut y = gamma[ch] * xh + beta[ch];
+                        if let Some(res) = res {
+                            y += res[r * c + ch];
+                        }
+                        orow[ch] = y.max(0.0);
+                    }
+                }
+            });
+        let m = bn.momentum;
+        let device = bn.gamma.val().device();
+        let blend = |running: Tensor<1>, batch: &[f64]| -> Tensor<1> {
+            let old = values(running);
+            let new: Vec<f32> = old
+                .iter()
+                .zip(batch)
+                .map(|(&o, &b)| ((1.0 - m) * o as f64 + m * b) as f32)
+                .collect();
+            Tensor::from_data(TensorData::new(new, [c]), &device)
+        };
+        bn.running_mean
+            .update(blend(bn.running_mean.value_sync(), &mean));
+        bn.running_var
+            .update(blend(bn.running_var.value_sync(), &var));
+    }
+
+    /// From `dy`, the gradient of the layer's output before its ReLU
+    /// (ReLU's mask already applied), to the weights' gradients and
+    /// (unless `dx` is `None`) the input's, written into `dx`.
+    fn backward(
+        &self,
+        input: &[f32],
+        board: Board,
+        cache: &NormCache,
+        dy: &mut [f32],
+        dx: Option<&mut Vec<f32>>,
+    ) -> ConvBnGrads {
+        let (rows, c) = (board.rows(), self.cout);
+        // Batch norm: dgamma = Σ dy x̂, dbeta = Σ dy, and the
+        // convolution's output gradient into `dy` in place.
+        let (dgamma, dbeta) = (0..rows.div_ceil(ROW_CHUNK))
+            .into_par_iter()
+            .fold(
+                || (vec![0.0f64; c], vec![0.0f64; c]),
+                |(mut g, mut b), i| {
+                    let (first, last) = (i * ROW_CHUNK, ((i + 1) * ROW_CHUNK).min(rows));
+                    for (d, x) in dy[first * c..last * c]
+                        .chunks_exact(c)
+                        .zip(cache.xhat[first * c..last * c].chunks_exact(c))
+                    {
+                        for ch in 0..c {
+                            g[ch] += (d[ch] * x[ch]) as f64;
+                            b[ch] += d[ch] as f64;
+                        }
+                    }
+                    (g, b)
+                },
+            )
+            .reduce(
+                || (vec![0.0; c], vec![0.0; c]),
+                |(mut g, mut b), (g2, b2)| {
+                    g.iter_mut().zip(&g2).for_each(|(x, y)| *x += y);
+                    b.iter_mut().zip(&b2).for_each(|(x, y)| *x += y);
+                    (g, b)
+                },
+            );
+        let n = rows as f64;
+        let scale: Vec<f32> = (0..c)
+            .map(|ch| self.gamma[ch] * cache.inv_std[ch])
+            .collect();
+        let mean_dbeta: Vec<f32> = dbeta.iter().map(|&v| (v / n) as f32).collect();
+        let mean_dgamma: Vec<f32> = dgamma.iter().map(|&v| (v / n) as f32).collect();
+        dy[..rows * c]
+            .par_chunks_mut(ROW_CHUNK * c)
+            .zip(cache.xhat[..rows * c].par_chunks(ROW_CHUNK * c))
+            .for_each(|(d, x)| {
+                for (d, x) in d.chunks_exact_mut(c).zip(x.chunks_exact(c)) {
+                    for ch in 0..c {
+                        d[ch] = scale[ch] * (d[ch] - mean_dbeta[ch] - x[ch] * mean_dgamma[ch]);
+                    }
+                }
+            });
+        let dz = &*dy;
+        let (cin, k) = (self.cin, self.kernel);
+        let dw = if k == 3 {
+            conv3x3_weight_grad(input, cin, dz, c, board)
+        } else {
+            matmul_tn(rows, cin, c, input, dz)
+        };
+        if let Some(dx) = dx {
+            dx.resize(rows * cin, 0.0);
+            if k == 3 {
+                conv3x3(dz, c, &flipped(&self.w, cin, c), cin, board, dx);
+            } else {
+                // dx = dz wᵀ: `w` is `[cin, cout]`, read by columns.
+                matmul_rows(rows, c, cin, dz, &self.w, (1, c), dx);
+            }
+        }
+        ConvBnGrads {
+            weight: conv_grad_to_burn(&dw, k, cin, c),
+            gamma: dgamma.into_iter().map(|v| v as f32).collect(),
+            beta: dbeta.into_iter().map(|v| v as f32).collect(),
+        }
+    }
+}
+
+/// Per-channel mean and (biased) variance of `x[rows x c]`, as burn's
+/// training batch norm computes them.
+fn statistics(rows: usize, c: usize, x: &[f32]) -> (Vec<f64>, Vec<f64>) {
+    let sums = |f: &(dyn Fn(usize, f32) -> f64 + Sync)| -> Vec<f64> {
+        (0..rows.div_ceil(ROW_CHUNK))
+            .into_par_iter()
+            .fold(
+                || vec![0.0f64; c],
+                |mut s, i| {
+                    let (first, last) = (i * ROW_CHUNK, ((i + 1) * ROW_CHUNK).min(rows));
+                    for row in x[first * c..last * c].chunks_exact(c) {
+                        for ch in 0..c {
+                            s[ch] += f(ch, row[ch]);
+                        }
+                    }
+                    s
+                },
+            )
+            .reduce(
+                || vec![0.0; c],
+                |mut a, b| {
+                    a.iter_mut().zip(&b).for_each(|(x, y)| *x += y);
+                    a
+                },
+            )
+    };
+    let n = rows as f64;
+    let mean: Vec<f64> = sums(&|_, v| v as f64).into_iter().map(|s| s / n).collect();
+    let var = sums(&|ch, v| {
+        let d = v as f64 - mean[ch];
+        d * d
+    })
+    .into_iter()
+    .map(|s| s / n)
+    .collect();
+    (mean, var)
+}
+
+struct ConvBnGrads {
+    weight: Vec<f32>,
+    gamma: Vec<f32>,
+    beta: Vec<f32>,
+}
+
+/// A dense layer: `weight` is `[inputs, outputs]` (burn's layout).
+struct DenseWeights {
+    inputs: usize,
+    outputs: usize,
+    weight: Vec<f32>,
+    bias: Vec<f32>,
+}
+
+impl DenseWeights {
+    fn new(l: &Linear) -> DenseWeights {
+        let [inputs, outputs] = l.weight.dims();
+        DenseWeights {
+            inputs,
+            outputs,
+            weight: param(&l.weight),
+            bias: l
+                .bias
+                .as_ref()
+                .map(param)
+                .unwrap_or_else(|| vec![0.0; outputs]),
+        }
+    }
+
+    fn forward(&self, input: &[f32], rows: usize) -> Vec<f32> {
+        let mut out = vec![0.0; rows * self.outputs];
+        matmul_rows(
+            rows,
+            self.inputs,
+            self.outputs,
+            input,
+            &self.weight,
+            (self.outputs, 1),
+            &mut out,
+        );
+        for r in out.chunks_exact_mut(self.outputs) {
+            for (y, b) in r.iter_mut().zip(&self.bias) {
+                *y += b;
+            }
+        }
+        out
+    }
+
+    /// Weight and bias gradients, and the input's gradient `dy wᵀ`.
+    fn backward(&self, input: &[f32], dy: &[f32], rows: usize) -> (Vec<f32>, Vec<f32>, Vec<f32>) {
+        let dw = matmul_tn(rows, self.inputs, self.outputs, input, dy);
+        let db = column_sums(rows, self.outputs, dy);
+        let mut dx = vec![0.0; rows * self.inputs];
+        matmul_rows(
+            rows,
+            self.outputs,
+            self.inputs,
+            dy,
+            &self.weight,
+            (1, self.outputs),
+            &mut dx,
+        );
+        (dw, db, dx)
+    }
+}
+
+/// What [`Backprop::forward`] computes: the raw outputs of
+/// [`Model::forward`] in training mode, row-major.
+#[derive(Debug)]
+pub struct TrainOutput<'a> {
+    /// `[batch, action space]` policy logits.
+    pub policy: &'a [f32],
+    /// `[batch, 3]` win/draw/loss logits.
+    pub wdl: &'a [f32],
+    /// `[batch]` tanh-squashed margins.
+    pub margin: &'a [f32],
+}
+
+/// The weights of one step, read from the model at [`Backprop::forward`].
+struct Weights {
+    stem: ConvBnWeights,
+    blocks: Vec<(ConvBnWeights, ConvBnWeights)>,
+    policy_hidden: ConvBnWeights,
+    /// `[cin, planes]`, with its bias.
+    policy_out: (usize, usize, Vec<f32>, Vec<f32>),
+    pass: Option<DenseWeights>,
+    value_conv: ConvBnWeights,
+    /// Rows permuted from burn's channel-major flattening to cell-major.
+    value_hidden: DenseWeights,
+    wdl: DenseWeights,
+    margin: DenseWeights,
+}
+
+/// Activations the backward pass reads, kept between steps.
+#[derive(Default)]
+struct Activations {
+    board: Option<Board>,
+    /// Channels-last input, `[rows, planes]`.
+    x: Vec<f32>,
+    /// `trunk[0]` the stem's output, `trunk[i + 1]` block `i`'s.
+    trunk: Vec<Vec<f32>>,
+    /// Each block's middle activation (after its first ReLU).
+    middle: Vec<Vec<f32>>,
+    stem: NormCache,
+    blocks: Vec<(NormCache, NormCache)>,
+    policy_hidden: NormCache,
+    /// After the policy's hidden 1x1 convolution and its ReLU.
+    policy_features: Vec<f32>,
+    pooled: Vec<f32>,
+    value_conv: NormCache,
+    value_features: Vec<f32>,
+    value_hidden: Vec<f32>,
+    policy: Vec<f32>,
+    wdl: Vec<f32>,
+    margin: Vec<f32>,
+}
+
+/// The training pass of a [`Model`] on the CPU: [`forward`](Self::forward)
+/// on a batch, then [`backward`](Self::backward) from the loss's
+/// gradients with respect to the outputs. Its buffers are kept between
+/// steps.
+#[derive(Default)]
+pub struct Backprop {
+    shape: Option<NetShape>,
+    weights: Option<Weights>,
+    acts: Activations,
+}
+
+impl Backprop {
+    /// Runs `model` in training mode on `batch` positions of a game of
+    /// `shape` (`input` as [`crate::game::Game::encode`] writes them,
+    /// concatenated): batch norm normalises with the batch's statistics
+    /// and moves the running ones toward them, as burn's training forward
+    /// pass does.
+    ///
+    /// # Panics
+    /// If `input` does not hold `batch` positions of `shape`, or `model`
+    /// was not built for `shape`.
+    pub fn forward(
+        &mut self,
+        model: &Model,
+        shape: NetShape,
+        input: &[f32],
+        batch: usize,
+    ) -> TrainOutput<'_> {
+        self.shape = Some(shape);
+        assert_eq!(
+            input.len(),
+            batch * shape.input_size(),
+            "input of {batch} positions"
+        );
+        let board = Board {
+            batch,
+            height: shape.height,
+            width: shape.width,
+        };
+        let (cells, rows) = (board.cells(), board.rows());
+        let w = read_weights(model, shape);
+        let a = &mut self.acts;
+        a.board = Some(board);
+
+        a.x.resize(rows * shape.planes, 0.0);
+        for b in 0..batch {
+            let src = &input[b * shape.input_size()..(b + 1) * shape.input_size()];
+            let dst = &mut a.x[b * cells * shape.planes..(b + 1) * cells * shape.planes];
+            for p in 0..shape.planes {
+                for cell in 0..cells {
+                    dst[cell * shape.planes + p] = src[p * cells + cell];
+                }
+            }
+        }
+        let blocks = w.blocks.len();
+        a.trunk.resize_with(blocks + 1, Vec::new);
+        a.middle.resize_with(blocks, Vec::new);
+        a.blocks.resize_with(blocks, Default::default);
+        w.stem.forward(
+            &model.stem.bn,
+            &a.x,
+            board,
+            &mut a.stem,
+            None,
+            &mut a.trunk[0],
+        );
+        for (i, ((wa, wb), block)) in w.blocks.iter().zip(&model.blocks).enumerate() {
+            let (done, rest) = a.trunk.split_at_mut(i + 1);
+            let h = &done[i];
+            let (ca, cb) = &mut a.blocks[i];
+            wa.forward(&block.a.bn, h, board, ca, None, &mut a.middle[i]);
+            wb.forward(&block.b.bn, &a.middle[i], board, cb, Some(h), &mut rest[0]);
+        }
+        let h = &a.trunk[blocks];
+        let c = w.stem.cout;
+
+        // Policy.
+        let space = shape.action_space();
+        w.policy_hidden.forward(
+            &model.policy_hidden.bn,
+            h,
+            board,
+            &mut a.policy_hidden,
+            None,
+            &mut a.policy_features,
+        );
+        let (pin, planes, pw, pb) = &w.policy_out;
+        let mut per_cell = vec![0.0; rows * planes];
+        matmul_rows(
+            rows,
+            *pin,
+            *planes,
+            &a.policy_features,
+            pw,
+            (*planes, 1),
+            &mut per_cell,
+        );
+        a.policy.resize(batch * space, 0.0);
+        for b in 0..batch {
+            let dst = &mut a.policy[b * space..(b + 1) * space];
+            for cell in 0..cells {
+                let src = &per_cell[(b * cells + cell) * planes..(b * cells + cell + 1) * planes];
+                for p in 0..*planes {
+                    dst[p * cells + cell] = src[p] + pb[p];
+                }
+            }
+        }
+        if let Some(pass) = &w.pass {
+            a.pooled = vec![0.0; batch * c];
+            for b in 0..batch {
+                let pooled = &mut a.pooled[b * c..(b + 1) * c];
+                for cell in h[b * cells * c..(b + 1) * cells * c].chunks_exact(c) {
+                    for (s, v) in pooled.iter_mut().zip(cell) {
+                        *s += v;
+                    }
+                }
+                pooled.iter_mut().for_each(|s| *s /= cells as f32);
+            }
+            let extra = pass.forward(&a.pooled, batch);
+            for b in 0..batch {
+                a.policy[b * space + planes * cells..(b + 1) * space]
+                    .copy_from_slice(&extra[b * pass.outputs..(b + 1) * pass.outputs]);
+            }
+        }
+
+        // Value.
+        w.value_conv.forward(
+            &model.value_conv.bn,
+            h,
+            board,
+            &mut a.value_conv,
+            None,
+            &mut a.value_features,
+        );
+        a.value_hidden = w.value_hidden.forward(&a.value_features, batch);
+        a.value_hidden.iter_mut().for_each(|v| *v = v.max(0.0));
+        a.wdl = w.wdl.forward(&a.value_hidden, batch);
+        a.margin = w.margin.forward(&a.value_hidden, batch);
+        a.margin.iter_mut().for_each(|m| *m = m.tanh());
+
+        self.weights = Some(w);
+        TrainOutput {
+            policy: &self.acts.policy,
+            wdl: &self.acts.wdl,
+            margin: &self.acts.margin,
+        }
+    }
+
+    /// The gradients of every parameter of `model` (the one given to the
+    /// last [`forward`](Self::forward)), from the loss's gradients with
+    /// respect to its outputs: `d_policy` `[batch, action space]`, `d_wdl`
+    /// `[batch, 3]` (both with respect to the logits) and `d_margin`
+    /// `[batch]` (with respect to the tanh-squashed margin). On the
+    /// device under `model`'s autodiff one, ready for burn's optimizer
+    /// (which steps only parameters on an autodiff device).
+    ///
+    /// # Panics
+    /// Without a forward pass first, or if the gradients' sizes do not
+    /// match its batch.
+    pub fn backward(
+        &mut self,
+        model: &Model,
+        d_policy: &[f32],
+        d_wdl: &[f32],
+        d_margin: &[f32],
+    ) -> GradientsParams {
+        let w = self.weights.as_ref().expect("a forward pass first");
+        let a = &self.acts;
+        let board = a.board.expect("a forward pass first");
+        let shape = self.shape.expect("a forward pass first");
+        let (batch, cells, rows) = (board.batch, board.cells(), board.rows());
+        let space = shape.action_space();
+        assert_eq!(d_policy.len(), batch * space);
+        assert_eq!(d_wdl.len(), batch * 3);
+        assert_eq!(d_margin.len(), batch);
+        // Gradients live where burn's autodiff would leave them: on the
+        // device under the parameters' autodiff one.
+        let device = model.stem.conv.weight.val().device().inner();
+        let mut grads = GradientsParams::new();
+        let c = w.stem.cout;
+        let blocks = w.blocks.len();
+        let h = &a.trunk[blocks];
+
+        // Value head.
+        let d_pre_margin: Vec<f32> = d_margin
+            .iter()
+            .zip(&a.margin)
+            .map(|(d, m)| d * (1.0 - m * m))
+            .collect();
+        let (dw, db, mut dv) = w.wdl.backward(&a.value_hidden, d_wdl, batch);
+        register_dense(&mut grads, &model.wdl, dw, db, &device);
+        let (dw, db, dv2) = w.margin.backward(&a.value_hidden, &d_pre_margin, batch);
+        register_dense(&mut grads, &model.margin, dw, db, &device);
+        for ((d, d2), v) in dv.iter_mut().zip(&dv2).zip(&a.value_hidden) {
+            *d = if *v > 0.0 { *d + d2 } else { 0.0 };
+        }
+        let (dw, db, mut dfeat) = w.value_hidden.backward(&a.value_features, &dv, batch);
+        let vc = w.value_conv.cout;
+        let dw = permute_value_rows(&dw, vc, cells, w.value_hidden.outputs, false);
+        register_dense(&mut grads, &model.value_hidden, dw, db, &device);
+        relu_mask(&mut dfeat, &a.value_features);
+        let mut dh = vec![0.0; rows * c];
+        let g = w
+            .value_conv
+            .backward(h, board, &a.value_conv, &mut dfeat, Some(&mut dh));
+        register_conv_bn(&mut grads, &model.value_conv, g, &device);
+
+        // Policy head.
+        let (pin, planes, pw, _) = &w.policy_out;
+        let mut d_cell = vec![0.0; rows * planes];
+        for b in 0..batch {
+            for cell in 0..cells {
+                for p in 0..*planes {
+                    d_cell[(b * cells + cell) * planes + p] =
+                        d_policy[b * space + p * cells + cell];
+                }
+            }
+        }
+        let dw = matmul_tn(rows, *pin, *planes, &a.policy_features, &d_cell);
+        let db = column_sums(rows, *planes, &d_cell);
+        register(
+            &mut grads,
+            &model.policy_out.weight,
+            conv_grad_to_burn(&dw, 1, *pin, *planes),
+            &device,
+        );
+        if let Some(bias) = &model.policy_out.bias {
+            register(&mut grads, bias, db, &device);
+        }
+        let mut dfeat = vec![0.0; rows * pin];
+        matmul_rows(rows, *planes, *pin, &d_cell, pw, (1, *planes), &mut dfeat);
+        relu_mask(&mut dfeat, &a.policy_features);
+        let mut dh_policy = Vec::new();
+        let g =
+            w.policy_hidden
+                .backward(h, board, &a.policy_hidden, &mut dfeat, Some(&mut dh_policy));
+        register_conv_bn(&mut grads, &model.policy_hidden, g, &device);
+        add_assign(&mut dh, &dh_policy);
+        if let (Some(pass), Some(layer)) = (&w.pass, &model.pass) {
+            let extra = pass.outputs;
+            let d_extra: Vec<f32> = (0..batch)
+                .flat_map(|b| {
+                    d_policy[b * space + planes * cells..(b + 1) * space]
+                        .iter()
+                        .copied()
+                })
+                .collect();
+            debug_assert_eq!(d_extra.len(), batch * extra);
+            let (dw, db, dpooled) = pass.backward(&a.pooled, &d_extra, batch);
+            register_dense(&mut grads, layer, dw, db, &device);
+            for b in 0..batch {
+                let dp = &dpooled[b * c..(b + 1) * c];
+                for cell in dh[b * cells * c..(b + 1) * cells * c].chunks_exact_mut(c) {
+                    for (d, g) in cell.iter_mut().zip(dp) {
+                        *d += g / cells as f32;
+                    }
+                }
+            }
+        }
+
+        // Trunk, last block first: `dh` is the gradient of its output.
+        let mut dmid = Vec::new();
+        let mut dinput = Vec::new();
+        for i in (0..blocks).rev() {
+            let (wa, wb) = &w.blocks[i];
+            let (ca, cb) = &a.blocks[i];
+            relu_mask(&mut dh, &a.trunk[i + 1]);
+            // The residual's share passes straight through; `dh` becomes
+            // the second norm's output gradient in place after it is read.
+            let skip = dh.clone();
+            let gb = wb.backward(&a.middle[i], board, cb, &mut dh, Some(&mut dmid));
+            relu_mask(&mut dmid, &a.middle[i]);
+            let ga = wa.backward(&a.trunk[i], board, ca, &mut dmid, Some(&mut dinput));
+            let block = &model.blocks[i];
+            register_conv_bn(&mut grads, &block.a, ga, &device);
+            register_conv_bn(&mut grads, &block.b, gb, &device);
+            dh.copy_from_slice(&skip);
+            add_assign(&mut dh, &dinput);
+        }
+        relu_mask(&mut dh, &a.trunk[0]);
+        let g = w.stem.backward(&a.x, board, &a.stem, &mut dh, None);
+        register_conv_bn(&mut grads, &model.stem, g, &device);
+        grads
+    }
+}
+
+fn relu_mask(d: &mut [f32], out: &[f32]) {
+    for (d, y) in d.iter_mut().zip(out) {
+        if *y <= 0.0 {
+            *d = 0.0;
+        }
+    }
+}
+
+fn add_assign(a: &mut [f32], b: &[f32]) {
+    for (x, y) in a.iter_mut().zip(b) {
+        *x += y;
+    }
+}
+
+/// Rows of the value head's dense weights between burn's flattening
+/// (`channel * cells + cell`) and the pass's (`cell * channels + channel`):
+/// `to_cell_major` converts burn's to the pass's, otherwise back.
+fn permute_value_rows(
+    w: &[f32],
+    channels: usize,
+    cells: usize,
+    outs: usize,
+    to_cell_major: bool,
+) -> Vec<f32> {
+    let mut out = vec![0.0; w.len()];
+    for ch in 0..channels {
+        for cell in 0..cells {
+            let burn = (ch * cells + cell) * outs;
+            let ours = (cell * channels + ch) * outs;
+            let (from, to) = if to_cell_major {
+                (burn, ours)
+            } else {
+                (ours, burn)
+            };
+            out[to..to + outs].copy_from_slice(&w[from..from + outs]);
+        }
+    }
+    out
+}
+
+fn read_weights(model: &Model, shape: NetShape) -> Weights {
+    let value_conv = ConvBnWeights::new(&model.value_conv);
+    let mut value_hidden = DenseWeights::new(&model.value_hidden);
+    value_hidden.weight = permute_value_rows(
+        &value_hidden.weight,
+        value_conv.cout,
+        shape.cells(),
+        value_hidden.outputs,
+        true,
+    );
+    let (_, pin, planes, pw) = conv_weights(&model.policy_out);
+    let pb = model
+        .policy_out
+        .bias
+        .as_ref()
+        .map(param)
+        .unwrap_or_else(|| vec![0.0; planes]);
+    Weights {
+        stem: ConvBnWeights::new(&model.stem),
+        blocks: model
+            .blocks
+            .iter()
+            .map(|b| (ConvBnWeights::new(&b.a), ConvBnWeights::new(&b.b)))
+            .collect(),
+        policy_hidden: ConvBnWeights::new(&model.policy_hidden),
+        policy_out: (pin, planes, pw, pb),
+        pass: model.pass.as_ref().map(DenseWeights::new),
+        value_conv,
+        value_hidden,
+        wdl: DenseWeights::new(&model.wdl),
+        margin: DenseWeights::new(&model.margin),
+    }
+}
+
+fn register<const D: usize>(
+    grads: &mut GradientsParams,
+    p: &Param<Tensor<D>>,
+    g: Vec<f32>,
+    device: &Device,
+) {
+    let dims = p.dims();
+    grads.register(
+        p.id,
+        Tensor::<D>::from_data(TensorData::new(g, dims), device),
+    );
+}
+
+fn register_dense(
+    grads: &mut GradientsParams,
+    l: &Linear,
+    dw: Vec<f32>,
+    db: Vec<f32>,
+    device: &Device,
+) {
+    register(grads, &l.weight, dw, device);
+    if let Some(b) = &l.bias {
+        register(grads, b, db, device);
+    }
+}
+
+fn register_conv_bn(grads: &mut GradientsParams, layer: &ConvBn, g: ConvBnGrads, device: &Device) {
+    register(grads, &layer.conv.weight, g.weight, device);
+    register(grads, &layer.bn.gamma, g.gamma, device);
+    register(grads, &layer.bn.beta, g.beta, device);
+}

@@ -1,0 +1,199 @@
+//! The native CPU training pass against burn's autodiff graph: the same
+//! losses, gradients, batch-norm statistics and weights after each step.
+
+use burn::module::{Module, ModuleVisitor, Param};
+use burn::tensor::{Tensor, TensorData};
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+use yinsh_zero::game::{Game, State};
+use yinsh_zero::grid::Grid;
+use yinsh_zero::nn::{Model, ModelConfig, default_device};
+use yinsh_zero::replay::window::WindowSample;
+use yinsh_zero::train::config::{OptimizerKind, TrainConfig};
+use yinsh_zero::train::{Batch, StepMetrics, Trainer};
+use yinsh_zero::yinsh::Yinsh;
+
+/// `n` positions from random games, with random policy targets over their
+/// legal actions, random results and the game's margins.
+fn batch<G: Game>(game: &G, n: usize, seed: u64) -> Batch {
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let mut samples = Vec::new();
+    while samples.len() < n {
+        let mut pos = game.start();
+        while !pos.is_over() && samples.len() < n {
+            let legal = pos.legal_actions();
+            if legal.len() > 1 && rng.random_bool(0.5) {
+                let weights: Vec<f32> = legal.iter().map(|_| rng.random::<f32>()).collect();
+                let total: f32 = weights.iter().sum();
+                samples.push(WindowSample {
+                    position: pos.clone(),
+                    policy: legal
+                        .iter()
+                        .zip(&weights)
+                        .map(|(&a, w)| (game.action_index(a) as u32, w / total))
+                        .collect(),
+                    outcome: rng.random_range(-1..=1),
+                    margin: game.margin(&pos, pos.to_act()),
+                    moves_left: Some(rng.random_range(1..30)),
+                });
+            }
+            pos.play_unchecked(legal[rng.random_range(0..legal.len())]);
+        }
+    }
+    let refs: Vec<_> = samples.iter().collect();
+    Batch::new(game, &refs, 0.97, &mut rng)
+}
+
+/// Every parameter's values, in the module's order.
+fn parameters(model: &Model) -> Vec<Vec<f32>> {
+    struct Collect(Vec<Vec<f32>>);
+    impl ModuleVisitor for Collect {
+        fn visit_float<const D: usize>(&mut self, p: &Param<Tensor<D>>) {
+            self.0.push(
+                p.val()
+                    .into_data()
+                    .convert::<f32>()
+                    .try_to_vec::<f32>()
+                    .unwrap(),
+            );
+        }
+    }
+    let mut c = Collect(Vec::new());
+    model.visit(&mut c);
+    c.0
+}
+
+fn outputs(model: &Model, b: &Batch) -> Vec<f32> {
+    let s = b.shape;
+    let x = Tensor::<4>::from_data(
+        TensorData::new(b.inputs.clone(), [b.size, s.planes, s.height, s.width]),
+        &default_device(),
+    );
+    let out = model.forward(x);
+    [
+        out.policy.into_data(),
+        out.wdl.into_data(),
+        out.margin.into_data(),
+    ]
+    .into_iter()
+    .flat_map(|d| d.convert::<f32>().try_to_vec::<f32>().unwrap())
+    .collect()
+}
+
+fn close(a: f64, b: f64, tol: f64) -> bool {
+    (a - b).abs() <= tol * (1.0 + a.abs().max(b.abs()))
+}
+
+fn same_metrics(native: &StepMetrics, graph: &StepMetrics, what: &str) {
+    for (name, a, b) in [
+        ("loss", native.loss, graph.loss),
+        ("policy loss", native.policy_loss, graph.policy_loss),
+        ("value loss", native.value_loss, graph.value_loss),
+        ("margin loss", native.margin_loss, graph.margin_loss),
+        ("entropy", native.policy_entropy, graph.policy_entropy),
+    ] {
+        assert!(close(a, b, 1e-4), "{what}: {name} native {a} vs burn {b}");
+    }
+    assert_eq!(native.value_accuracy, graph.value_accuracy, "{what}");
+    assert_eq!(native.learning_rate, graph.learning_rate, "{what}");
+}
+
+/// One plain SGD step of rate 1: each weight moves by exactly minus its
+/// gradient, so the weights after the step compare the gradients.
+fn gradients_match<G: Game>(game: &G, blocks: usize, channels: usize, n: usize, seed: u64) {
+    let device = default_device();
+    let model = ModelConfig::new()
+        .with_blocks(blocks)
+        .with_channels(channels)
+        .init(&game.net_shape(), &device);
+    let before = parameters(&model);
+    let cfg = TrainConfig {
+        optimizer: OptimizerKind::Sgd,
+        learning_rate: 1.0,
+        warmup_steps: 0,
+        momentum: 0.0,
+        weight_decay: 0.0,
+        grad_clip_norm: 0.0,
+        ..TrainConfig::default()
+    };
+    let b = batch(game, n, seed);
+    let mut native = Trainer::new(model.clone(), cfg.clone(), &device, 0);
+    let mut graph = Trainer::on_burn_graph(model, cfg, &device, 0);
+    same_metrics(&native.step(&b), &graph.step(&b), "first step");
+    let (after_native, after_graph) = (native.inference_model(), graph.inference_model());
+    let (pn, pg) = (parameters(&after_native), parameters(&after_graph));
+    assert_eq!(pn.len(), pg.len());
+    let mut moved = 0;
+    for (i, ((n, g), b)) in pn.iter().zip(&pg).zip(&before).enumerate() {
+        let scale = g
+            .iter()
+            .zip(b)
+            .map(|(g, b)| (g - b).abs())
+            .fold(0.0f32, f32::max);
+        for (k, ((n, g), b)) in n.iter().zip(g).zip(b).enumerate() {
+            let (dn, dg) = (b - n, b - g);
+            assert!(
+                (dn - dg).abs() <= 1e-4 * (1.0 + scale),
+                "parameter {i}[{k}]: native gradient {dn}, burn's {dg} (largest {scale})"
+            );
+            moved += usize::from(dg != 0.0);
+        }
+    }
+    assert!(moved > 0, "the step moved no weight");
+    // Batch norm's running statistics moved the same way: the inference
+    // networks answer alike.
+    let (on, og) = (outputs(&after_native, &b), outputs(&after_graph, &b));
+    for (k, (x, y)) in on.iter().zip(&og).enumerate() {
+        assert!(
+            (x - y).abs() <= 1e-3 * (1.0 + y.abs()),
+            "output {k}: {x} vs {y}"
+        );
+    }
+}
+
+#[test]
+fn yinsh_gradients_match_burns_autodiff() {
+    // YINSH has an action tied to no cell (pass) and a margin target.
+    gradients_match(&Yinsh::blitz(), 2, 16, 24, 1);
+}
+
+#[test]
+fn grid_gradients_match_burns_autodiff() {
+    // No extra action, no margin, a small board; 70 positions span more
+    // than one chunk of patches.
+    gradients_match(&Grid::new(5), 1, 8, 70, 2);
+}
+
+#[test]
+fn adam_steps_follow_the_same_losses() {
+    let game = Yinsh::blitz();
+    let device = default_device();
+    let model = ModelConfig::new()
+        .with_blocks(1)
+        .with_channels(16)
+        .init(&game.net_shape(), &device);
+    let cfg = TrainConfig {
+        warmup_steps: 2,
+        learning_rate: 2e-3,
+        ..TrainConfig::default()
+    };
+    let mut native = Trainer::new(model.clone(), cfg.clone(), &device, 0);
+    let mut graph = Trainer::on_burn_graph(model, cfg, &device, 0);
+    let (mut first, mut last) = (None, None);
+    for step in 0..8 {
+        let b = batch(&game, 32, 10 + step % 2);
+        let (n, g) = (native.step(&b), graph.step(&b));
+        assert!(
+            close(n.loss, g.loss, 1e-3),
+            "step {step}: {} vs {}",
+            n.loss,
+            g.loss
+        );
+        first.get_or_insert(n.loss);
+        last = Some(n.loss);
+    }
+    assert!(last.unwrap() < first.unwrap(), "{first:?} -> {last:?}");
+    // The optimizer state is burn's either way: it round-trips.
+    let bytes = native.optimizer_bytes().unwrap();
+    native.load_optimizer(bytes).unwrap();
+}
