@@ -44,6 +44,7 @@ use burn::optim::GradientsParams;
 use burn::tensor::{Device, Tensor, TensorData};
 use rayon::prelude::*;
 
+use super::cpu::Conv;
 use super::model::{ConvBn, Model};
 use crate::game::NetShape;
 
@@ -229,31 +230,35 @@ fn positions_per_patch_chunk(board: Board) -> usize {
     (PATCH_ROWS / board.cells()).max(1)
 }
 
-/// A 3x3 convolution, padding 1: `out[rows x cout] = patches(input) w`,
-/// `w` being `[9 * cin, cout]`.
-fn conv3x3(input: &[f32], cin: usize, w: &[f32], cout: usize, board: Board, out: &mut [f32]) {
-    let cells = board.cells();
-    let per = positions_per_patch_chunk(board);
+/// A 3x3 convolution, padding 1, as Winograd F(2x2, 3x3) (the inference
+/// pass's, [`Conv`]): `out[rows x cout]`, a share of the positions on
+/// each rayon thread.
+fn conv3x3(input: &[f32], conv: &Conv, board: Board, out: &mut [f32]) {
+    let (cells, cin, cout) = (board.cells(), conv.cin(), conv.cout());
+    // About 512 Winograd tiles per call, as the inference pass takes them.
+    let tiles = board.height.div_ceil(2) * board.width.div_ceil(2);
+    let per = (512 / tiles).max(1);
     out[..board.rows() * cout]
         .par_chunks_mut(per * cells * cout)
         .enumerate()
-        .for_each_init(Vec::new, |col, (i, out)| {
+        .for_each_init(Vec::new, |scratch, (i, out)| {
             let count = out.len() / (cells * cout);
-            col.resize(count * cells * 9 * cin, 0.0);
-            im2col(input, cin, board, i * per, count, col);
-            gemm(
-                (count * cells, cout, 9 * cin),
+            let first = i * per * cells * cin;
+            conv.forward(
+                &input[first..first + count * cells * cin],
+                count,
+                board.height,
+                board.width,
+                scratch,
                 out,
-                col,
-                (9 * cin, 1),
-                w,
-                (cout, 1),
+                None,
                 false,
             );
         });
 }
 
-/// The weight gradient of [`conv3x3`]: `Σ patches(input)ᵀ dy`, `[9 * cin, cout]`.
+/// The weight gradient of a 3x3 convolution: `Σ patches(input)ᵀ dy`,
+/// `[9 * cin, cout]`.
 fn conv3x3_weight_grad(
     input: &[f32],
     cin: usize,
@@ -312,6 +317,9 @@ struct ConvBnWeights {
     cout: usize,
     /// `[kernel² * cin, cout]`, rows in patch order.
     w: Vec<f32>,
+    /// A 3x3 kernel's convolution, and the one giving its input gradient:
+    /// the kernel turned half a circle, channels swapped.
+    winograd: Option<(Conv, Conv)>,
     gamma: Vec<f32>,
     beta: Vec<f32>,
     epsilon: f64,
@@ -357,11 +365,18 @@ fn conv_grad_to_burn(g: &[f32], k: usize, cin: usize, cout: usize) -> Vec<f32> {
 impl ConvBnWeights {
     fn new(c: &ConvBn) -> ConvBnWeights {
         let (kernel, cin, cout, w) = conv_weights(&c.conv);
+        let winograd = (kernel == 3).then(|| {
+            (
+                Conv::winograd3x3(cin, cout, &w, vec![0.0; cout], false),
+                Conv::winograd3x3(cout, cin, &flipped(&w, cin, cout), vec![0.0; cin], false),
+            )
+        });
         ConvBnWeights {
             kernel,
             cin,
             cout,
             w,
+            winograd,
             gamma: param(&c.bn.gamma),
             beta: param(&c.bn.beta),
             epsilon: c.bn.epsilon,
@@ -369,8 +384,8 @@ impl ConvBnWeights {
     }
 
     fn convolve(&self, input: &[f32], board: Board, out: &mut [f32]) {
-        if self.kernel == 3 {
-            conv3x3(input, self.cin, &self.w, self.cout, board, out);
+        if let Some((forward, _)) = &self.winograd {
+            conv3x3(input, forward, board, out);
         } else {
             matmul_rows(
                 board.rows(),
@@ -510,8 +525,8 @@ impl ConvBnWeights {
         };
         if let Some(dx) = dx {
             dx.resize(rows * cin, 0.0);
-            if k == 3 {
-                conv3x3(dz, c, &flipped(&self.w, cin, c), cin, board, dx);
+            if let Some((_, backward)) = &self.winograd {
+                conv3x3(dz, backward, board, dx);
             } else {
                 // dx = dz wᵀ: `w` is `[cin, cout]`, read by columns.
                 matmul_rows(rows, c, cin, dz, &self.w, (1, c), dx);
@@ -526,40 +541,49 @@ impl ConvBnWeights {
 }
 
 /// Per-channel mean and (biased) variance of `x[rows x c]`, as burn's
-/// training batch norm computes them.
+/// training batch norm computes them; one pass, in f64 (the variance as
+/// `E[x²] - E[x]²` loses nothing at these magnitudes in f64).
 fn statistics(rows: usize, c: usize, x: &[f32]) -> (Vec<f64>, Vec<f64>) {
-    let sums = |f: &(dyn Fn(usize, f32) -> f64 + Sync)| -> Vec<f64> {
-        (0..rows.div_ceil(ROW_CHUNK))
-            .into_par_iter()
-            .fold(
-                || vec![0.0f64; c],
-                |mut s, i| {
-                    let (first, last) = (i * ROW_CHUNK, ((i + 1) * ROW_CHUNK).min(rows));
-                    for row in x[first * c..last * c].chunks_exact(c) {
+    let (sum, squares) = (0..rows.div_ceil(ROW_CHUNK))
+        .into_par_iter()
+        .fold(
+            || (vec![0.0f64; c], vec![0.0f64; c]),
+            |(mut s, mut q), i| {
+                let (first, last) = (i * ROW_CHUNK, ((i + 1) * ROW_CHUNK).min(rows));
+                // Per chunk in f32 (vectorised), then into f64.
+                let (mut s32, mut q32) = (vec![0.0f32; c], vec![0.0f32; c]);
+                for block in x[first * c..last * c].chunks(64 * c) {
+                    s32.fill(0.0);
+                    q32.fill(0.0);
+                    for row in block.chunks_exact(c) {
                         for ch in 0..c {
-                            s[ch] += f(ch, row[ch]);
+                            s32[ch] += row[ch];
+                            q32[ch] += row[ch] * row[ch];
                         }
                     }
-                    s
-                },
-            )
-            .reduce(
-                || vec![0.0; c],
-                |mut a, b| {
-                    a.iter_mut().zip(&b).for_each(|(x, y)| *x += y);
-                    a
-                },
-            )
-    };
+                    for ch in 0..c {
+                        s[ch] += s32[ch] as f64;
+                        q[ch] += q32[ch] as f64;
+                    }
+                }
+                (s, q)
+            },
+        )
+        .reduce(
+            || (vec![0.0; c], vec![0.0; c]),
+            |(mut s, mut q), (s2, q2)| {
+                s.iter_mut().zip(&s2).for_each(|(x, y)| *x += y);
+                q.iter_mut().zip(&q2).for_each(|(x, y)| *x += y);
+                (s, q)
+            },
+        );
     let n = rows as f64;
-    let mean: Vec<f64> = sums(&|_, v| v as f64).into_iter().map(|s| s / n).collect();
-    let var = sums(&|ch, v| {
-        let d = v as f64 - mean[ch];
-        d * d
-    })
-    .into_iter()
-    .map(|s| s / n)
-    .collect();
+    let mean: Vec<f64> = sum.iter().map(|s| s / n).collect();
+    let var = squares
+        .iter()
+        .zip(&mean)
+        .map(|(q, m)| (q / n - m * m).max(0.0))
+        .collect();
     (mean, var)
 }
 
@@ -943,21 +967,22 @@ impl Backprop {
         // Trunk, last block first: `dh` is the gradient of its output.
         let mut dmid = Vec::new();
         let mut dinput = Vec::new();
+        let mut skip = vec![0.0; rows * c];
         for i in (0..blocks).rev() {
             let (wa, wb) = &w.blocks[i];
             let (ca, cb) = &a.blocks[i];
             relu_mask(&mut dh, &a.trunk[i + 1]);
             // The residual's share passes straight through; `dh` becomes
             // the second norm's output gradient in place after it is read.
-            let skip = dh.clone();
+            skip.copy_from_slice(&dh);
             let gb = wb.backward(&a.middle[i], board, cb, &mut dh, Some(&mut dmid));
             relu_mask(&mut dmid, &a.middle[i]);
             let ga = wa.backward(&a.trunk[i], board, ca, &mut dmid, Some(&mut dinput));
             let block = &model.blocks[i];
             register_conv_bn(&mut grads, &block.a, ga, &device);
             register_conv_bn(&mut grads, &block.b, gb, &device);
-            dh.copy_from_slice(&skip);
-            add_assign(&mut dh, &dinput);
+            add_assign(&mut dinput, &skip);
+            std::mem::swap(&mut dh, &mut dinput);
         }
         relu_mask(&mut dh, &a.trunk[0]);
         let g = w.stem.backward(&a.x, board, &a.stem, &mut dh, None);
@@ -966,18 +991,26 @@ impl Backprop {
     }
 }
 
+/// Zeroes the gradient `d` where the ReLU's output `out` is 0.
 fn relu_mask(d: &mut [f32], out: &[f32]) {
-    for (d, y) in d.iter_mut().zip(out) {
-        if *y <= 0.0 {
-            *d = 0.0;
-        }
-    }
+    d.par_chunks_mut(ROW_CHUNK * 64)
+        .zip(out.par_chunks(ROW_CHUNK * 64))
+        .for_each(|(d, out)| {
+            // A select rather than a conditional store: it vectorises.
+            for (d, y) in d.iter_mut().zip(out) {
+                *d = if *y > 0.0 { *d } else { 0.0 };
+            }
+        });
 }
 
 fn add_assign(a: &mut [f32], b: &[f32]) {
-    for (x, y) in a.iter_mut().zip(b) {
-        *x += y;
-    }
+    a.par_chunks_mut(ROW_CHUNK * 64)
+        .zip(b.par_chunks(ROW_CHUNK * 64))
+        .for_each(|(a, b)| {
+            for (x, y) in a.iter_mut().zip(b) {
+                *x += y;
+            }
+        });
 }
 
 /// Rows of the value head's dense weights between burn's flattening

@@ -56,13 +56,16 @@ const WINOGRAD_TILES: usize = 512;
 /// form, `winograd`: `[16][cin][cout]`, the kernel `g` of each channel pair
 /// as `G g Gᵀ`.
 #[derive(Clone, Debug)]
-struct Conv {
+pub(super) struct Conv {
     kernel: usize,
     cin: usize,
     cout: usize,
     weight: Vec<f32>,
     bias: Vec<f32>,
     winograd: Vec<f32>,
+    /// Whether its matrix products may use every thread of the rayon pool
+    /// it runs in; not when the caller already splits the batch over them.
+    parallel: bool,
 }
 
 /// `G g Gᵀ` of one 3x3 kernel (Lavin and Gray's F(2x2, 3x3)).
@@ -194,19 +197,8 @@ impl Conv {
             .map(|o| conv_bias[o] * scale[o] + shift[o])
             .collect();
         // A 3x3 convolution keeps only its Winograd form.
-        let mut winograd = Vec::new();
         if k == 3 {
-            winograd = vec![0.0; 16 * cin * cout];
-            for i in 0..cin {
-                for o in 0..cout {
-                    let at = |ky: usize, kx: usize| weight[((ky * 3 + kx) * cin + i) * cout + o];
-                    let u = winograd_kernel([0, 1, 2].map(|ky| [0, 1, 2].map(|kx| at(ky, kx))));
-                    for (xi, v) in u.iter().flatten().enumerate() {
-                        winograd[(xi * cin + i) * cout + o] = *v;
-                    }
-                }
-            }
-            weight = Vec::new();
+            return Conv::winograd3x3(cin, cout, &weight, bias, true);
         }
         Conv {
             kernel: k,
@@ -214,8 +206,49 @@ impl Conv {
             cout,
             weight,
             bias,
-            winograd,
+            winograd: Vec::new(),
+            parallel: true,
         }
+    }
+
+    /// A 3x3 convolution (padding 1) of `weight`, `[9 * cin, cout]` (rows
+    /// in patch order: `(ky * 3 + kx) * cin + input channel`), plus `bias`,
+    /// in its Winograd form; its products use the pool's threads if
+    /// `parallel`.
+    pub(super) fn winograd3x3(
+        cin: usize,
+        cout: usize,
+        weight: &[f32],
+        bias: Vec<f32>,
+        parallel: bool,
+    ) -> Conv {
+        let mut winograd = vec![0.0; 16 * cin * cout];
+        for i in 0..cin {
+            for o in 0..cout {
+                let at = |ky: usize, kx: usize| weight[((ky * 3 + kx) * cin + i) * cout + o];
+                let u = winograd_kernel([0, 1, 2].map(|ky| [0, 1, 2].map(|kx| at(ky, kx))));
+                for (xi, v) in u.iter().flatten().enumerate() {
+                    winograd[(xi * cin + i) * cout + o] = *v;
+                }
+            }
+        }
+        Conv {
+            kernel: 3,
+            cin,
+            cout,
+            weight: Vec::new(),
+            bias,
+            winograd,
+            parallel,
+        }
+    }
+
+    pub(super) fn cin(&self) -> usize {
+        self.cin
+    }
+
+    pub(super) fn cout(&self) -> usize {
+        self.cout
     }
 
     fn from_conv_bn(c: &ConvBn) -> Conv {
@@ -247,6 +280,7 @@ impl Dense {
             input,
             &self.weight,
             &mut out[..rows * self.outputs],
+            true,
         );
         for r in out[..rows * self.outputs].chunks_exact_mut(self.outputs) {
             for (y, b) in r.iter_mut().zip(&self.bias) {
@@ -256,8 +290,9 @@ impl Dense {
     }
 }
 
-/// `c[m x n] = a[m x k] x b[k x n]`, all row-major and contiguous.
-fn matmul(m: usize, k: usize, n: usize, a: &[f32], b: &[f32], c: &mut [f32]) {
+/// `c[m x n] = a[m x k] x b[k x n]`, all row-major and contiguous, on
+/// every thread of the current rayon pool if `parallel`.
+fn matmul(m: usize, k: usize, n: usize, a: &[f32], b: &[f32], c: &mut [f32], parallel: bool) {
     assert!(a.len() >= m * k && b.len() >= k * n && c.len() >= m * n);
     if m == 0 || n == 0 {
         return;
@@ -267,8 +302,8 @@ fn matmul(m: usize, k: usize, n: usize, a: &[f32], b: &[f32], c: &mut [f32]) {
         return;
     }
     let parallelism = match rayon::current_num_threads() {
-        1 => gemm::Parallelism::None,
-        n => gemm::Parallelism::Rayon(n),
+        n if n > 1 && parallel => gemm::Parallelism::Rayon(n),
+        _ => gemm::Parallelism::None,
     };
     // SAFETY: the asserts above keep every row and column gemm touches
     // inside the three slices; `c` does not alias `a` or `b` (one is `&mut`).
@@ -325,7 +360,7 @@ impl Conv {
     /// `height x width` board) into `out` (`[batch * cells, cout]`), then
     /// adds the bias and `residual` and applies ReLU if asked.
     #[allow(clippy::too_many_arguments)]
-    fn forward(
+    pub(super) fn forward(
         &self,
         input: &[f32],
         batch: usize,
@@ -340,7 +375,7 @@ impl Conv {
         let (cin, cout) = (self.cin, self.cout);
         let out = &mut out[..rows * cout];
         if self.kernel == 1 {
-            matmul(rows, cin, cout, input, &self.weight, out);
+            matmul(rows, cin, cout, input, &self.weight, out, self.parallel);
             finish(out, &self.bias, residual, relu);
             return;
         }
@@ -418,6 +453,7 @@ impl Conv {
                     &v[xi * tiles * cin..(xi + 1) * tiles * cin],
                     &self.winograd[xi * cin * cout..(xi + 1) * cin * cout],
                     &mut m[xi * tiles * cout..(xi + 1) * tiles * cout],
+                    self.parallel,
                 );
             }
             // Output transform: Y = Aᵀ M A, the 2x2 outputs of each tile,

@@ -131,13 +131,17 @@ struct NativeLoss {
     d_margin: Vec<f32>,
 }
 
-/// `log_softmax` of `row` into `out`.
-fn log_softmax_row(row: impl Iterator<Item = f32> + Clone, out: &mut Vec<f32>) {
-    let max = row.clone().fold(f32::NEG_INFINITY, f32::max);
-    let sum: f32 = row.clone().map(|v| (v - max).exp()).sum();
+/// `log_softmax` of the logits `row` plus `mask` into `out`. An entry
+/// whose mask is not 0 (an illegal action, [`ILLEGAL`]) gets the
+/// log-probability burn's graph gives it, but no `exp`: it would underflow
+/// to 0 through `expf`'s slow path.
+fn masked_log_softmax(row: &[f32], mask: &[f32], out: &mut Vec<f32>) {
+    let legal = || row.iter().zip(mask).filter(|(_, m)| **m == 0.0);
+    let max = legal().fold(f32::NEG_INFINITY, |a, (v, _)| a.max(*v));
+    let sum: f32 = legal().map(|(v, _)| (v - max).exp()).sum();
     let log_sum = sum.ln() + max;
     out.clear();
-    out.extend(row.map(|v| v - log_sum));
+    out.extend(row.iter().zip(mask).map(|(v, m)| v + m - log_sum));
 }
 
 impl NativeLoss {
@@ -168,21 +172,20 @@ impl NativeLoss {
         let mut logp = Vec::with_capacity(space);
         for i in 0..n {
             let row = i * space..(i + 1) * space;
-            let logits = policy[row.clone()]
-                .iter()
-                .zip(&batch.mask[row.clone()])
-                .map(|(p, m)| p + m);
-            log_softmax_row(logits, &mut logp);
+            let mask = &batch.mask[row.clone()];
+            masked_log_softmax(&policy[row.clone()], mask, &mut logp);
             let target = &batch.policy[row.clone()];
             let mass: f32 = target.iter().sum();
             let d = &mut l.d_policy[row];
             for a in 0..space {
-                let p = logp[a].exp();
+                // An illegal action has probability 0: no entropy, and
+                // only its target (0 from any search) in the gradient.
+                let p = if mask[a] == 0.0 { logp[a].exp() } else { 0.0 };
                 l.policy_loss -= (target[a] * logp[a]) as f64;
                 l.entropy -= (p * logp[a]) as f64;
                 d[a] = (p * mass - target[a]) * inv_n;
             }
-            log_softmax_row(wdl[i * 3..i * 3 + 3].iter().copied(), &mut logp);
+            masked_log_softmax(&wdl[i * 3..i * 3 + 3], &[0.0; 3], &mut logp);
             let target = &batch.wdl[i * 3..i * 3 + 3];
             let mass: f32 = target.iter().sum();
             for k in 0..3 {
