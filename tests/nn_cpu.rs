@@ -108,12 +108,19 @@ fn agrees<G: Game>(game: &G, model: &Model, batch: usize) {
         read(expected.margin),
     );
     let mut net = CpuNet::new(model, shape);
-    // Twice: the second call reuses the buffers the first one grew.
-    for _ in 0..2 {
-        let out = net.forward(&input, batch);
-        assert_close("policy", out.policy, &policy);
-        assert_close("wdl", out.wdl, &wdl);
-        assert_close("margin", out.margin, &margin);
+    // Twice: the second call reuses the buffers the first one grew. On
+    // one thread, and with the positions shared out over three.
+    for threads in [1, 3, 1] {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        pool.install(|| {
+            let out = net.forward(&input, batch);
+            assert_close("policy", out.policy, &policy);
+            assert_close("wdl", out.wdl, &wdl);
+            assert_close("margin", out.margin, &margin);
+        });
     }
     // A smaller batch after a larger one reads only its own rows.
     let one = net.forward(&input[..shape.input_size()], 1);

@@ -230,31 +230,20 @@ fn positions_per_patch_chunk(board: Board) -> usize {
     (PATCH_ROWS / board.cells()).max(1)
 }
 
-/// A 3x3 convolution, padding 1, as Winograd F(2x2, 3x3) (the inference
-/// pass's, [`Conv`]): `out[rows x cout]`, a share of the positions on
-/// each rayon thread.
+/// A 3x3 convolution, padding 1, as Winograd F(2x2, 3x3): the inference
+/// pass's [`Conv`], which shares the positions out over the rayon threads.
 fn conv3x3(input: &[f32], conv: &Conv, board: Board, out: &mut [f32]) {
-    let (cells, cin, cout) = (board.cells(), conv.cin(), conv.cout());
-    // About 512 Winograd tiles per call, as the inference pass takes them.
-    let tiles = board.height.div_ceil(2) * board.width.div_ceil(2);
-    let per = (512 / tiles).max(1);
-    out[..board.rows() * cout]
-        .par_chunks_mut(per * cells * cout)
-        .enumerate()
-        .for_each_init(Vec::new, |scratch, (i, out)| {
-            let count = out.len() / (cells * cout);
-            let first = i * per * cells * cin;
-            conv.forward(
-                &input[first..first + count * cells * cin],
-                count,
-                board.height,
-                board.width,
-                scratch,
-                out,
-                None,
-                false,
-            );
-        });
+    let mut scratch = Vec::new();
+    conv.forward(
+        input,
+        board.batch,
+        board.height,
+        board.width,
+        &mut scratch,
+        out,
+        None,
+        false,
+    );
 }
 
 /// The weight gradient of a 3x3 convolution: `Σ patches(input)ᵀ dy`,
@@ -367,8 +356,8 @@ impl ConvBnWeights {
         let (kernel, cin, cout, w) = conv_weights(&c.conv);
         let winograd = (kernel == 3).then(|| {
             (
-                Conv::winograd3x3(cin, cout, &w, vec![0.0; cout], false),
-                Conv::winograd3x3(cout, cin, &flipped(&w, cin, cout), vec![0.0; cin], false),
+                Conv::winograd3x3(cin, cout, &w, vec![0.0; cout]),
+                Conv::winograd3x3(cout, cin, &flipped(&w, cin, cout), vec![0.0; cin]),
             )
         });
         ConvBnWeights {

@@ -42,6 +42,7 @@ use burn::nn::BatchNorm;
 use burn::nn::Linear;
 use burn::nn::conv::Conv2d;
 use burn::tensor::Tensor;
+use rayon::prelude::*;
 
 use super::model::{ConvBn, Model};
 use crate::game::NetShape;
@@ -50,6 +51,11 @@ use crate::game::NetShape;
 /// about 500 tiles (14 YINSH positions) keep the transformed inputs and
 /// products of 64 channels within L2.
 const WINOGRAD_TILES: usize = 512;
+
+thread_local! {
+    /// Winograd scratch of a rayon thread taking a share of a batch.
+    static SCRATCH: std::cell::RefCell<Vec<f32>> = const { std::cell::RefCell::new(Vec::new()) };
+}
 
 /// A convolution with its batch norm folded in; `bias` is `[cout]`. A 1x1
 /// one keeps `weight`, `[cin, cout]`; a 3x3 one its Winograd F(2x2, 3x3)
@@ -63,9 +69,6 @@ pub(super) struct Conv {
     weight: Vec<f32>,
     bias: Vec<f32>,
     winograd: Vec<f32>,
-    /// Whether its matrix products may use every thread of the rayon pool
-    /// it runs in; not when the caller already splits the batch over them.
-    parallel: bool,
 }
 
 /// `G g Gᵀ` of one 3x3 kernel (Lavin and Gray's F(2x2, 3x3)).
@@ -198,7 +201,7 @@ impl Conv {
             .collect();
         // A 3x3 convolution keeps only its Winograd form.
         if k == 3 {
-            return Conv::winograd3x3(cin, cout, &weight, bias, true);
+            return Conv::winograd3x3(cin, cout, &weight, bias);
         }
         Conv {
             kernel: k,
@@ -207,21 +210,13 @@ impl Conv {
             weight,
             bias,
             winograd: Vec::new(),
-            parallel: true,
         }
     }
 
     /// A 3x3 convolution (padding 1) of `weight`, `[9 * cin, cout]` (rows
     /// in patch order: `(ky * 3 + kx) * cin + input channel`), plus `bias`,
-    /// in its Winograd form; its products use the pool's threads if
-    /// `parallel`.
-    pub(super) fn winograd3x3(
-        cin: usize,
-        cout: usize,
-        weight: &[f32],
-        bias: Vec<f32>,
-        parallel: bool,
-    ) -> Conv {
+    /// in its Winograd form.
+    pub(super) fn winograd3x3(cin: usize, cout: usize, weight: &[f32], bias: Vec<f32>) -> Conv {
         let mut winograd = vec![0.0; 16 * cin * cout];
         for i in 0..cin {
             for o in 0..cout {
@@ -239,16 +234,7 @@ impl Conv {
             weight: Vec::new(),
             bias,
             winograd,
-            parallel,
         }
-    }
-
-    pub(super) fn cin(&self) -> usize {
-        self.cin
-    }
-
-    pub(super) fn cout(&self) -> usize {
-        self.cout
     }
 
     fn from_conv_bn(c: &ConvBn) -> Conv {
@@ -375,15 +361,55 @@ impl Conv {
         let (cin, cout) = (self.cin, self.cout);
         let out = &mut out[..rows * cout];
         if self.kernel == 1 {
-            matmul(rows, cin, cout, input, &self.weight, out, self.parallel);
+            matmul(rows, cin, cout, input, &self.weight, out, true);
             finish(out, &self.bias, residual, relu);
             return;
         }
-        // A 3x3 convolution (padding 1) as Winograd F(2x2, 3x3): each 2x2
-        // block of outputs costs 16 products per channel pair instead of
-        // 36. The 16 products of every tile form 16 matrix products
-        // `[tiles, cin] x [cin, cout]`, run through `gemm`.
         debug_assert_eq!(self.kernel, 3);
+        let cells = height * width;
+        let per_position = height.div_ceil(2) * width.div_ceil(2);
+        let chunk = (WINOGRAD_TILES / per_position).max(1);
+        let threads = rayon::current_num_threads();
+        if threads == 1 || batch == 1 {
+            self.winograd(input, batch, height, width, scratch, out, residual, relu);
+            return;
+        }
+        // Each thread takes a share of the positions and runs their
+        // products alone: splitting the small products of a self-play
+        // batch over threads instead costs more than it saves.
+        let per = batch.div_ceil(threads).min(chunk);
+        let (input, residual) = (&input[..rows * cin], residual.map(|r| &r[..rows * cout]));
+        out.par_chunks_mut(per * cells * cout)
+            .enumerate()
+            .for_each(|(i, out)| {
+                let (first, n) = (i * per * cells, out.len() / cout);
+                let input = &input[first * cin..(first + n) * cin];
+                let residual = residual.map(|r| &r[first * cout..(first + n) * cout]);
+                SCRATCH.with_borrow_mut(|scratch| {
+                    let batch = n / cells;
+                    self.winograd(input, batch, height, width, scratch, out, residual, relu);
+                });
+            });
+    }
+
+    /// [`forward`](Self::forward) of a 3x3 convolution (padding 1) on the
+    /// calling thread, as Winograd F(2x2, 3x3): each 2x2 block of outputs
+    /// costs 16 products per channel pair instead of 36. The 16 products
+    /// of every tile form 16 matrix products `[tiles, cin] x [cin, cout]`,
+    /// run through `gemm`.
+    #[allow(clippy::too_many_arguments)]
+    fn winograd(
+        &self,
+        input: &[f32],
+        batch: usize,
+        height: usize,
+        width: usize,
+        scratch: &mut Vec<f32>,
+        out: &mut [f32],
+        residual: Option<&[f32]>,
+        relu: bool,
+    ) {
+        let (cin, cout) = (self.cin, self.cout);
         let cells = height * width;
         let (th, tw) = (height.div_ceil(2), width.div_ceil(2));
         let per_position = th * tw;
@@ -453,7 +479,7 @@ impl Conv {
                     &v[xi * tiles * cin..(xi + 1) * tiles * cin],
                     &self.winograd[xi * cin * cout..(xi + 1) * cin * cout],
                     &mut m[xi * tiles * cout..(xi + 1) * tiles * cout],
-                    self.parallel,
+                    false,
                 );
             }
             // Output transform: Y = Aᵀ M A, the 2x2 outputs of each tile,
