@@ -45,6 +45,7 @@ use burn::tensor::{Device, Tensor, TensorData};
 use rayon::prelude::*;
 
 use super::cpu::Conv;
+use super::kernels::{gemm, param, values};
 use super::model::{ConvBn, Model};
 use crate::game::NetShape;
 
@@ -74,68 +75,6 @@ impl Board {
     }
 }
 
-fn values<const D: usize>(t: Tensor<D>) -> Vec<f32> {
-    t.into_data()
-        .convert::<f32>()
-        .try_to_vec::<f32>()
-        .expect("converted to f32")
-}
-
-fn param<const D: usize>(p: &Param<Tensor<D>>) -> Vec<f32> {
-    values(p.val())
-}
-
-/// `dst[m x n] (+)= a[m x k] b[k x n]`: `a` and `b` by row and column
-/// strides, `dst` row-major and contiguous, on the calling thread.
-#[allow(clippy::too_many_arguments)]
-fn gemm(
-    (m, n, k): (usize, usize, usize),
-    dst: &mut [f32],
-    a: &[f32],
-    (a_rs, a_cs): (usize, usize),
-    b: &[f32],
-    (b_rs, b_cs): (usize, usize),
-    accumulate: bool,
-) {
-    if m == 0 || n == 0 {
-        return;
-    }
-    if k == 0 {
-        if !accumulate {
-            dst[..m * n].fill(0.0);
-        }
-        return;
-    }
-    assert!(dst.len() >= m * n);
-    assert!(a.len() > (m - 1) * a_rs + (k - 1) * a_cs);
-    assert!(b.len() > (k - 1) * b_rs + (n - 1) * b_cs);
-    // SAFETY: the asserts above keep every element gemm reads or writes
-    // inside the three slices; `dst` is `&mut`, so it aliases neither input.
-    unsafe {
-        gemm::gemm(
-            m,
-            n,
-            k,
-            dst.as_mut_ptr(),
-            1,
-            n as isize,
-            accumulate,
-            a.as_ptr(),
-            a_cs as isize,
-            a_rs as isize,
-            b.as_ptr(),
-            b_cs as isize,
-            b_rs as isize,
-            1.0,
-            1.0,
-            false,
-            false,
-            false,
-            gemm::Parallelism::None,
-        );
-    }
-}
-
 /// `out[rows x n] = a[rows x k] w[k x n]` (`w` by strides), row chunks on
 /// every rayon thread.
 fn matmul_rows(
@@ -153,7 +92,7 @@ fn matmul_rows(
         .for_each(|(i, out)| {
             let m = out.len() / n;
             let a = &a[i * ROW_CHUNK * k..(i * ROW_CHUNK + m) * k];
-            gemm((m, n, k), out, a, (k, 1), w, w_strides, false);
+            gemm((m, n, k), out, a, (k, 1), w, w_strides, false, false);
         });
 }
 
@@ -175,6 +114,7 @@ fn matmul_tn(rows: usize, p: usize, q: usize, a: &[f32], b: &[f32]) -> Vec<f32> 
                     &b[first * q..last * q],
                     (q, 1),
                     true,
+                    false,
                 );
                 acc
             },
@@ -276,6 +216,7 @@ fn conv3x3_weight_grad(
                     &dy[first * cells * cout..(first * cells + rows) * cout],
                     (cout, 1),
                     true,
+                    false,
                 );
                 (acc, col)
             },

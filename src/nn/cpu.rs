@@ -37,13 +37,12 @@
 //! }
 //! ```
 
-use burn::module::Param;
 use burn::nn::BatchNorm;
 use burn::nn::Linear;
 use burn::nn::conv::Conv2d;
-use burn::tensor::Tensor;
 use rayon::prelude::*;
 
+use super::kernels::{gemm, param, values};
 use super::model::{ConvBn, Model};
 use crate::game::NetShape;
 
@@ -144,17 +143,6 @@ struct Buffers {
     policy: Vec<f32>,
     wdl: Vec<f32>,
     margin: Vec<f32>,
-}
-
-fn values<const D: usize>(t: Tensor<D>) -> Vec<f32> {
-    t.into_data()
-        .convert::<f32>()
-        .try_to_vec::<f32>()
-        .expect("converted to f32")
-}
-
-fn param<const D: usize>(p: &Param<Tensor<D>>) -> Vec<f32> {
-    values(p.val())
 }
 
 impl Conv {
@@ -279,43 +267,7 @@ impl Dense {
 /// `c[m x n] = a[m x k] x b[k x n]`, all row-major and contiguous, on
 /// every thread of the current rayon pool if `parallel`.
 fn matmul(m: usize, k: usize, n: usize, a: &[f32], b: &[f32], c: &mut [f32], parallel: bool) {
-    assert!(a.len() >= m * k && b.len() >= k * n && c.len() >= m * n);
-    if m == 0 || n == 0 {
-        return;
-    }
-    if k == 0 {
-        c[..m * n].fill(0.0);
-        return;
-    }
-    let parallelism = match rayon::current_num_threads() {
-        n if n > 1 && parallel => gemm::Parallelism::Rayon(n),
-        _ => gemm::Parallelism::None,
-    };
-    // SAFETY: the asserts above keep every row and column gemm touches
-    // inside the three slices; `c` does not alias `a` or `b` (one is `&mut`).
-    unsafe {
-        gemm::gemm(
-            m,
-            n,
-            k,
-            c.as_mut_ptr(),
-            1,
-            n as isize,
-            false,
-            a.as_ptr(),
-            1,
-            k as isize,
-            b.as_ptr(),
-            1,
-            n as isize,
-            0.0,
-            1.0,
-            false,
-            false,
-            false,
-            parallelism,
-        );
-    }
+    gemm((m, n, k), c, a, (k, 1), b, (n, 1), false, parallel);
 }
 
 /// After a convolution: add the bias (and the residual), then ReLU.

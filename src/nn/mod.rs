@@ -10,6 +10,7 @@ pub mod config;
 pub mod cpu;
 pub mod export;
 pub mod inference;
+mod kernels;
 pub mod model;
 pub mod weights;
 
