@@ -94,7 +94,13 @@ fn same_metrics(native: &StepMetrics, graph: &StepMetrics, what: &str) {
     ] {
         assert!(close(a, b, 1e-4), "{what}: {name} native {a} vs burn {b}");
     }
-    assert_eq!(native.value_accuracy, graph.value_accuracy, "{what}");
+    // Accuracy counts argmaxes: rounding may flip a near tie, one sample.
+    assert!(
+        (native.value_accuracy - graph.value_accuracy).abs() <= 1.0 / 20.0,
+        "{what}: value accuracy native {} vs burn {}",
+        native.value_accuracy,
+        graph.value_accuracy
+    );
     assert_eq!(native.learning_rate, graph.learning_rate, "{what}");
 }
 
