@@ -10,11 +10,12 @@
 //! transposed convolution for the input gradients (7%), im2col (9%), and
 //! separate passes for batch norm, ReLU and sums. Here activations stay
 //! channels-last (`[position, cell, channel]`) throughout; a 3x3
-//! convolution gathers a few positions' patches (im2col) at a time, small
-//! enough to stay in cache, and multiplies them with `gemm`, one chunk per
-//! rayon thread; its input gradient is the same convolution with the
-//! kernel turned half a circle and the channels swapped; its weight
-//! gradient sums `patchesᵀ x output gradient` over the chunks.
+//! convolution runs as the inference pass's Winograd F(2x2, 3x3), a share
+//! of the positions per rayon thread; its input gradient is the same
+//! convolution with the kernel turned half a circle and the channels
+//! swapped; its weight gradient gathers a few positions' patches (im2col)
+//! at a time, small enough to stay in cache, and sums `patchesᵀ x output
+//! gradient` over the chunks through `gemm`.
 //!
 //! ```
 //! use yinsh_zero::game::Game;
@@ -38,14 +39,15 @@
 //! ```
 
 use burn::module::Param;
-use burn::nn::conv::Conv2d;
 use burn::nn::{BatchNorm, Linear};
 use burn::optim::GradientsParams;
 use burn::tensor::{Device, Tensor, TensorData};
 use rayon::prelude::*;
 
 use super::cpu::Conv;
-use super::kernels::{gemm, param, values};
+use super::kernels::{
+    Dense, conv_matrix, gemm, param, pool_cells, transpose_blocks, value_rows, values,
+};
 use super::model::{ConvBn, Model};
 use crate::game::NetShape;
 
@@ -263,22 +265,6 @@ struct NormCache {
     inv_std: Vec<f32>,
 }
 
-fn conv_weights(conv: &Conv2d) -> (usize, usize, usize, Vec<f32>) {
-    let [cout, cin, k, kw] = conv.weight.dims();
-    assert_eq!(k, kw, "square kernels only");
-    assert!(k == 1 || k == 3, "1x1 and 3x3 kernels only");
-    let src = param(&conv.weight);
-    let mut w = vec![0.0; k * k * cin * cout];
-    for o in 0..cout {
-        for i in 0..cin {
-            for t in 0..k * k {
-                w[(t * cin + i) * cout + o] = src[(o * cin + i) * k * k + t];
-            }
-        }
-    }
-    (k, cin, cout, w)
-}
-
 /// A `[k² * cin, cout]` gradient back in burn's `[cout, cin, k, k]` layout.
 fn conv_grad_to_burn(g: &[f32], k: usize, cin: usize, cout: usize) -> Vec<f32> {
     let mut out = vec![0.0; g.len()];
@@ -294,7 +280,7 @@ fn conv_grad_to_burn(g: &[f32], k: usize, cin: usize, cout: usize) -> Vec<f32> {
 
 impl ConvBnWeights {
     fn new(c: &ConvBn) -> ConvBnWeights {
-        let (kernel, cin, cout, w) = conv_weights(&c.conv);
+        let (kernel, cin, cout, w) = conv_matrix(&c.conv);
         let winograd = (kernel == 3).then(|| {
             (
                 Conv::winograd3x3(cin, cout, &w, vec![0.0; cout]),
@@ -404,32 +390,7 @@ impl ConvBnWeights {
         let (rows, c) = (board.rows(), self.cout);
         // Batch norm: dgamma = Σ dy x̂, dbeta = Σ dy, and the
         // convolution's output gradient into `dy` in place.
-        let (dgamma, dbeta) = (0..rows.div_ceil(ROW_CHUNK))
-            .into_par_iter()
-            .fold(
-                || (vec![0.0f64; c], vec![0.0f64; c]),
-                |(mut g, mut b), i| {
-                    let (first, last) = (i * ROW_CHUNK, ((i + 1) * ROW_CHUNK).min(rows));
-                    for (d, x) in dy[first * c..last * c]
-                        .chunks_exact(c)
-                        .zip(cache.xhat[first * c..last * c].chunks_exact(c))
-                    {
-                        for ch in 0..c {
-                            g[ch] += (d[ch] * x[ch]) as f64;
-                            b[ch] += d[ch] as f64;
-                        }
-                    }
-                    (g, b)
-                },
-            )
-            .reduce(
-                || (vec![0.0; c], vec![0.0; c]),
-                |(mut g, mut b), (g2, b2)| {
-                    g.iter_mut().zip(&g2).for_each(|(x, y)| *x += y);
-                    b.iter_mut().zip(&b2).for_each(|(x, y)| *x += y);
-                    (g, b)
-                },
-            );
+        let (dgamma, dbeta) = channel_sums(rows, c, dy, &cache.xhat, |d, x| (d * x, d));
         let n = rows as f64;
         let scale: Vec<f32> = (0..c)
             .map(|ch| self.gamma[ch] * cache.inv_std[ch])
@@ -470,25 +431,35 @@ impl ConvBnWeights {
     }
 }
 
-/// Per-channel mean and (biased) variance of `x[rows x c]`, as burn's
-/// training batch norm computes them; one pass, in f64 (the variance as
-/// `E[x²] - E[x]²` loses nothing at these magnitudes in f64).
-fn statistics(rows: usize, c: usize, x: &[f32]) -> (Vec<f64>, Vec<f64>) {
-    let (sum, squares) = (0..rows.div_ceil(ROW_CHUNK))
+/// Two sums per channel over the `rows` rows of `u` and `v` (both
+/// `[rows x c]`): of `terms(u, v).0` and of `.1`, on every rayon thread;
+/// in f32 over blocks of 64 rows (it vectorises), in f64 across blocks.
+fn channel_sums(
+    rows: usize,
+    c: usize,
+    u: &[f32],
+    v: &[f32],
+    terms: impl Fn(f32, f32) -> (f32, f32) + Sync,
+) -> (Vec<f64>, Vec<f64>) {
+    let add = |a: &mut [f64], b: &[f64]| a.iter_mut().zip(b).for_each(|(x, y)| *x += y);
+    (0..rows.div_ceil(ROW_CHUNK))
         .into_par_iter()
         .fold(
             || (vec![0.0f64; c], vec![0.0f64; c]),
             |(mut s, mut q), i| {
                 let (first, last) = (i * ROW_CHUNK, ((i + 1) * ROW_CHUNK).min(rows));
-                // Per chunk in f32 (vectorised), then into f64.
                 let (mut s32, mut q32) = (vec![0.0f32; c], vec![0.0f32; c]);
-                for block in x[first * c..last * c].chunks(64 * c) {
+                for (ub, vb) in u[first * c..last * c]
+                    .chunks(64 * c)
+                    .zip(v[first * c..last * c].chunks(64 * c))
+                {
                     s32.fill(0.0);
                     q32.fill(0.0);
-                    for row in block.chunks_exact(c) {
+                    for (ur, vr) in ub.chunks_exact(c).zip(vb.chunks_exact(c)) {
                         for ch in 0..c {
-                            s32[ch] += row[ch];
-                            q32[ch] += row[ch] * row[ch];
+                            let (a, b) = terms(ur[ch], vr[ch]);
+                            s32[ch] += a;
+                            q32[ch] += b;
                         }
                     }
                     for ch in 0..c {
@@ -502,11 +473,18 @@ fn statistics(rows: usize, c: usize, x: &[f32]) -> (Vec<f64>, Vec<f64>) {
         .reduce(
             || (vec![0.0; c], vec![0.0; c]),
             |(mut s, mut q), (s2, q2)| {
-                s.iter_mut().zip(&s2).for_each(|(x, y)| *x += y);
-                q.iter_mut().zip(&q2).for_each(|(x, y)| *x += y);
+                add(&mut s, &s2);
+                add(&mut q, &q2);
                 (s, q)
             },
-        );
+        )
+}
+
+/// Per-channel mean and (biased) variance of `x[rows x c]`, as burn's
+/// training batch norm computes them; one pass, in f64 (the variance as
+/// `E[x²] - E[x]²` loses nothing at these magnitudes in f64).
+fn statistics(rows: usize, c: usize, x: &[f32]) -> (Vec<f64>, Vec<f64>) {
+    let (sum, squares) = channel_sums(rows, c, x, x, |x, _| (x, x * x));
     let n = rows as f64;
     let mean: Vec<f64> = sum.iter().map(|s| s / n).collect();
     let var = squares
@@ -523,64 +501,34 @@ struct ConvBnGrads {
     beta: Vec<f32>,
 }
 
-/// A dense layer: `weight` is `[inputs, outputs]` (burn's layout).
-struct DenseWeights {
-    inputs: usize,
-    outputs: usize,
-    weight: Vec<f32>,
-    bias: Vec<f32>,
+/// A dense layer's weight and bias gradients, and its input's gradient
+/// `dy wᵀ`, for `rows` rows of `input`.
+fn dense_backward(
+    d: &Dense,
+    input: &[f32],
+    dy: &[f32],
+    rows: usize,
+) -> (Vec<f32>, Vec<f32>, Vec<f32>) {
+    let dw = matmul_tn(rows, d.inputs, d.outputs, input, dy);
+    let db = column_sums(rows, d.outputs, dy);
+    let mut dx = vec![0.0; rows * d.inputs];
+    matmul_rows(
+        rows,
+        d.outputs,
+        d.inputs,
+        dy,
+        &d.weight,
+        (1, d.outputs),
+        &mut dx,
+    );
+    (dw, db, dx)
 }
 
-impl DenseWeights {
-    fn new(l: &Linear) -> DenseWeights {
-        let [inputs, outputs] = l.weight.dims();
-        DenseWeights {
-            inputs,
-            outputs,
-            weight: param(&l.weight),
-            bias: l
-                .bias
-                .as_ref()
-                .map(param)
-                .unwrap_or_else(|| vec![0.0; outputs]),
-        }
-    }
-
-    fn forward(&self, input: &[f32], rows: usize) -> Vec<f32> {
-        let mut out = vec![0.0; rows * self.outputs];
-        matmul_rows(
-            rows,
-            self.inputs,
-            self.outputs,
-            input,
-            &self.weight,
-            (self.outputs, 1),
-            &mut out,
-        );
-        for r in out.chunks_exact_mut(self.outputs) {
-            for (y, b) in r.iter_mut().zip(&self.bias) {
-                *y += b;
-            }
-        }
-        out
-    }
-
-    /// Weight and bias gradients, and the input's gradient `dy wᵀ`.
-    fn backward(&self, input: &[f32], dy: &[f32], rows: usize) -> (Vec<f32>, Vec<f32>, Vec<f32>) {
-        let dw = matmul_tn(rows, self.inputs, self.outputs, input, dy);
-        let db = column_sums(rows, self.outputs, dy);
-        let mut dx = vec![0.0; rows * self.inputs];
-        matmul_rows(
-            rows,
-            self.outputs,
-            self.inputs,
-            dy,
-            &self.weight,
-            (1, self.outputs),
-            &mut dx,
-        );
-        (dw, db, dx)
-    }
+/// A dense layer's outputs for `rows` rows of `input`, in a new buffer.
+fn dense_forward(d: &Dense, input: &[f32], rows: usize) -> Vec<f32> {
+    let mut out = vec![0.0; rows * d.outputs];
+    d.forward(input, rows, &mut out);
+    out
 }
 
 /// What [`Backprop::forward`] computes: the raw outputs of
@@ -602,12 +550,12 @@ struct Weights {
     policy_hidden: ConvBnWeights,
     /// `[cin, planes]`, with its bias.
     policy_out: (usize, usize, Vec<f32>, Vec<f32>),
-    pass: Option<DenseWeights>,
+    pass: Option<Dense>,
     value_conv: ConvBnWeights,
     /// Rows permuted from burn's channel-major flattening to cell-major.
-    value_hidden: DenseWeights,
-    wdl: DenseWeights,
-    margin: DenseWeights,
+    value_hidden: Dense,
+    wdl: Dense,
+    margin: Dense,
 }
 
 /// Activations the backward pass reads, kept between steps.
@@ -678,16 +626,17 @@ impl Backprop {
         let a = &mut self.acts;
         a.board = Some(board);
 
-        a.x.resize(rows * shape.planes, 0.0);
-        for b in 0..batch {
-            let src = &input[b * shape.input_size()..(b + 1) * shape.input_size()];
-            let dst = &mut a.x[b * cells * shape.planes..(b + 1) * cells * shape.planes];
-            for p in 0..shape.planes {
-                for cell in 0..cells {
-                    dst[cell * shape.planes + p] = src[p * cells + cell];
-                }
-            }
-        }
+        let planes_in = shape.planes;
+        a.x.resize(rows * planes_in, 0.0);
+        let stride = cells * planes_in;
+        transpose_blocks(
+            input,
+            shape.input_size(),
+            &mut a.x,
+            stride,
+            batch,
+            (planes_in, cells),
+        );
         let blocks = w.blocks.len();
         a.trunk.resize_with(blocks + 1, Vec::new);
         a.middle.resize_with(blocks, Vec::new);
@@ -731,28 +680,23 @@ impl Backprop {
             (*planes, 1),
             &mut per_cell,
         );
-        a.policy.resize(batch * space, 0.0);
-        for b in 0..batch {
-            let dst = &mut a.policy[b * space..(b + 1) * space];
-            for cell in 0..cells {
-                let src = &per_cell[(b * cells + cell) * planes..(b * cells + cell + 1) * planes];
-                for p in 0..*planes {
-                    dst[p * cells + cell] = src[p] + pb[p];
-                }
-            }
+        for row in per_cell.chunks_exact_mut(*planes) {
+            add_assign(row, pb);
         }
+        a.policy.resize(batch * space, 0.0);
+        let stride = cells * planes;
+        transpose_blocks(
+            &per_cell,
+            stride,
+            &mut a.policy,
+            space,
+            batch,
+            (cells, *planes),
+        );
         if let Some(pass) = &w.pass {
-            a.pooled = vec![0.0; batch * c];
-            for b in 0..batch {
-                let pooled = &mut a.pooled[b * c..(b + 1) * c];
-                for cell in h[b * cells * c..(b + 1) * cells * c].chunks_exact(c) {
-                    for (s, v) in pooled.iter_mut().zip(cell) {
-                        *s += v;
-                    }
-                }
-                pooled.iter_mut().for_each(|s| *s /= cells as f32);
-            }
-            let extra = pass.forward(&a.pooled, batch);
+            a.pooled.resize(batch * c, 0.0);
+            pool_cells(h, batch, cells, c, &mut a.pooled);
+            let extra = dense_forward(pass, &a.pooled, batch);
             for b in 0..batch {
                 a.policy[b * space + planes * cells..(b + 1) * space]
                     .copy_from_slice(&extra[b * pass.outputs..(b + 1) * pass.outputs]);
@@ -768,10 +712,10 @@ impl Backprop {
             None,
             &mut a.value_features,
         );
-        a.value_hidden = w.value_hidden.forward(&a.value_features, batch);
+        a.value_hidden = dense_forward(&w.value_hidden, &a.value_features, batch);
         a.value_hidden.iter_mut().for_each(|v| *v = v.max(0.0));
-        a.wdl = w.wdl.forward(&a.value_hidden, batch);
-        a.margin = w.margin.forward(&a.value_hidden, batch);
+        a.wdl = dense_forward(&w.wdl, &a.value_hidden, batch);
+        a.margin = dense_forward(&w.margin, &a.value_hidden, batch);
         a.margin.iter_mut().for_each(|m| *m = m.tanh());
 
         self.weights = Some(w);
@@ -823,16 +767,16 @@ impl Backprop {
             .zip(&a.margin)
             .map(|(d, m)| d * (1.0 - m * m))
             .collect();
-        let (dw, db, mut dv) = w.wdl.backward(&a.value_hidden, d_wdl, batch);
+        let (dw, db, mut dv) = dense_backward(&w.wdl, &a.value_hidden, d_wdl, batch);
         register_dense(&mut grads, &model.wdl, dw, db, &device);
-        let (dw, db, dv2) = w.margin.backward(&a.value_hidden, &d_pre_margin, batch);
+        let (dw, db, dv2) = dense_backward(&w.margin, &a.value_hidden, &d_pre_margin, batch);
         register_dense(&mut grads, &model.margin, dw, db, &device);
         for ((d, d2), v) in dv.iter_mut().zip(&dv2).zip(&a.value_hidden) {
             *d = if *v > 0.0 { *d + d2 } else { 0.0 };
         }
-        let (dw, db, mut dfeat) = w.value_hidden.backward(&a.value_features, &dv, batch);
+        let (dw, db, mut dfeat) = dense_backward(&w.value_hidden, &a.value_features, &dv, batch);
         let vc = w.value_conv.cout;
-        let dw = permute_value_rows(&dw, vc, cells, w.value_hidden.outputs, false);
+        let dw = value_rows(&dw, vc, cells, w.value_hidden.outputs, false);
         register_dense(&mut grads, &model.value_hidden, dw, db, &device);
         relu_mask(&mut dfeat, &a.value_features);
         let mut dh = vec![0.0; rows * c];
@@ -844,14 +788,15 @@ impl Backprop {
         // Policy head.
         let (pin, planes, pw, _) = &w.policy_out;
         let mut d_cell = vec![0.0; rows * planes];
-        for b in 0..batch {
-            for cell in 0..cells {
-                for p in 0..*planes {
-                    d_cell[(b * cells + cell) * planes + p] =
-                        d_policy[b * space + p * cells + cell];
-                }
-            }
-        }
+        let stride = cells * planes;
+        transpose_blocks(
+            d_policy,
+            space,
+            &mut d_cell,
+            stride,
+            batch,
+            (*planes, cells),
+        );
         let dw = matmul_tn(rows, *pin, *planes, &a.policy_features, &d_cell);
         let db = column_sums(rows, *planes, &d_cell);
         register(
@@ -882,7 +827,7 @@ impl Backprop {
                 })
                 .collect();
             debug_assert_eq!(d_extra.len(), batch * extra);
-            let (dw, db, dpooled) = pass.backward(&a.pooled, &d_extra, batch);
+            let (dw, db, dpooled) = dense_backward(pass, &a.pooled, &d_extra, batch);
             register_dense(&mut grads, layer, dw, db, &device);
             for b in 0..batch {
                 let dp = &dpooled[b * c..(b + 1) * c];
@@ -943,43 +888,17 @@ fn add_assign(a: &mut [f32], b: &[f32]) {
         });
 }
 
-/// Rows of the value head's dense weights between burn's flattening
-/// (`channel * cells + cell`) and the pass's (`cell * channels + channel`):
-/// `to_cell_major` converts burn's to the pass's, otherwise back.
-fn permute_value_rows(
-    w: &[f32],
-    channels: usize,
-    cells: usize,
-    outs: usize,
-    to_cell_major: bool,
-) -> Vec<f32> {
-    let mut out = vec![0.0; w.len()];
-    for ch in 0..channels {
-        for cell in 0..cells {
-            let burn = (ch * cells + cell) * outs;
-            let ours = (cell * channels + ch) * outs;
-            let (from, to) = if to_cell_major {
-                (burn, ours)
-            } else {
-                (ours, burn)
-            };
-            out[to..to + outs].copy_from_slice(&w[from..from + outs]);
-        }
-    }
-    out
-}
-
 fn read_weights(model: &Model, shape: NetShape) -> Weights {
     let value_conv = ConvBnWeights::new(&model.value_conv);
-    let mut value_hidden = DenseWeights::new(&model.value_hidden);
-    value_hidden.weight = permute_value_rows(
+    let mut value_hidden = Dense::from_linear(&model.value_hidden);
+    value_hidden.weight = value_rows(
         &value_hidden.weight,
         value_conv.cout,
         shape.cells(),
         value_hidden.outputs,
         true,
     );
-    let (_, pin, planes, pw) = conv_weights(&model.policy_out);
+    let (_, pin, planes, pw) = conv_matrix(&model.policy_out);
     let pb = model
         .policy_out
         .bias
@@ -995,11 +914,11 @@ fn read_weights(model: &Model, shape: NetShape) -> Weights {
             .collect(),
         policy_hidden: ConvBnWeights::new(&model.policy_hidden),
         policy_out: (pin, planes, pw, pb),
-        pass: model.pass.as_ref().map(DenseWeights::new),
+        pass: model.pass.as_ref().map(Dense::from_linear),
         value_conv,
         value_hidden,
-        wdl: DenseWeights::new(&model.wdl),
-        margin: DenseWeights::new(&model.margin),
+        wdl: Dense::from_linear(&model.wdl),
+        margin: Dense::from_linear(&model.margin),
     }
 }
 

@@ -38,11 +38,12 @@
 //! ```
 
 use burn::nn::BatchNorm;
-use burn::nn::Linear;
 use burn::nn::conv::Conv2d;
 use rayon::prelude::*;
 
-use super::kernels::{gemm, param, values};
+use super::kernels::{
+    Dense, conv_matrix, gemm, param, pool_cells, transpose_blocks, value_rows, values,
+};
 use super::model::{ConvBn, Model};
 use crate::game::NetShape;
 
@@ -92,15 +93,6 @@ fn winograd_kernel(g: [[f32; 3]; 3]) -> [[f32; 4]; 4] {
     u
 }
 
-/// A dense layer: `weight` is `[inputs, outputs]` (burn's layout).
-#[derive(Clone, Debug)]
-struct Dense {
-    inputs: usize,
-    outputs: usize,
-    weight: Vec<f32>,
-    bias: Vec<f32>,
-}
-
 /// What [`CpuNet::forward`] computes for a batch: the raw outputs of
 /// [`Model::forward`], row-major, borrowed from the net's buffers.
 #[derive(Debug)]
@@ -148,10 +140,7 @@ struct Buffers {
 impl Conv {
     /// `conv` followed by `bn` (inference statistics), as one convolution.
     fn folded(conv: &Conv2d, bn: Option<&BatchNorm>) -> Conv {
-        let [cout, cin, kh, kw] = conv.weight.dims();
-        assert_eq!(kh, kw, "square kernels only");
-        assert!(kh == 1 || kh == 3, "1x1 and 3x3 kernels only");
-        let w = param(&conv.weight);
+        let (k, cin, cout, mut weight) = conv_matrix(conv);
         let conv_bias = conv
             .bias
             .as_ref()
@@ -171,17 +160,9 @@ impl Conv {
             }
             None => (vec![1.0; cout], vec![0.0; cout]),
         };
-        let k = kh;
-        let mut weight = vec![0.0; k * k * cin * cout];
-        for o in 0..cout {
-            for i in 0..cin {
-                for ky in 0..k {
-                    for kx in 0..k {
-                        let src = ((o * cin + i) * k + ky) * k + kx;
-                        let row = (ky * k + kx) * cin + i;
-                        weight[row * cout + o] = w[src] * scale[o];
-                    }
-                }
+        for row in weight.chunks_exact_mut(cout) {
+            for (w, s) in row.iter_mut().zip(&scale) {
+                *w *= s;
             }
         }
         let bias = (0..cout)
@@ -227,40 +208,6 @@ impl Conv {
 
     fn from_conv_bn(c: &ConvBn) -> Conv {
         Conv::folded(&c.conv, Some(&c.bn))
-    }
-}
-
-impl Dense {
-    fn from_linear(l: &Linear) -> Dense {
-        let [inputs, outputs] = l.weight.dims();
-        Dense {
-            inputs,
-            outputs,
-            weight: param(&l.weight),
-            bias: l
-                .bias
-                .as_ref()
-                .map(param)
-                .unwrap_or_else(|| vec![0.0; outputs]),
-        }
-    }
-
-    /// `out[r] = input[r] x weight + bias` for `rows` rows.
-    fn forward(&self, input: &[f32], rows: usize, out: &mut [f32]) {
-        matmul(
-            rows,
-            self.inputs,
-            self.outputs,
-            input,
-            &self.weight,
-            &mut out[..rows * self.outputs],
-            true,
-        );
-        for r in out[..rows * self.outputs].chunks_exact_mut(self.outputs) {
-            for (y, b) in r.iter_mut().zip(&self.bias) {
-                *y += b;
-            }
-        }
     }
 }
 
@@ -490,16 +437,8 @@ impl CpuNet {
         let cells = shape.cells();
         let vc = value_conv.cout;
         let mut value_hidden = Dense::from_linear(&model.value_hidden);
-        // burn flattens `[channel, cell]`; activations here are `[cell, channel]`.
-        let burn_rows = value_hidden.weight.clone();
-        let outs = value_hidden.outputs;
-        for ch in 0..vc {
-            for cell in 0..cells {
-                let from = (ch * cells + cell) * outs;
-                let to = (cell * vc + ch) * outs;
-                value_hidden.weight[to..to + outs].copy_from_slice(&burn_rows[from..from + outs]);
-            }
-        }
+        value_hidden.weight =
+            value_rows(&value_hidden.weight, vc, cells, value_hidden.outputs, true);
         CpuNet {
             shape,
             stem,
@@ -545,15 +484,15 @@ impl CpuNet {
         grow(&mut buf.t, rows * c);
 
         // Planes-first input to channels-last.
-        for b in 0..batch {
-            let src = &input[b * shape.input_size()..(b + 1) * shape.input_size()];
-            let dst = &mut buf.x[b * cells * shape.planes..(b + 1) * cells * shape.planes];
-            for p in 0..shape.planes {
-                for cell in 0..cells {
-                    dst[cell * shape.planes + p] = src[p * cells + cell];
-                }
-            }
-        }
+        let (planes, input_size) = (shape.planes, shape.input_size());
+        transpose_blocks(
+            input,
+            input_size,
+            &mut buf.x,
+            cells * planes,
+            batch,
+            (planes, cells),
+        );
 
         let mut h = std::mem::take(&mut buf.h);
         let mut t = std::mem::take(&mut buf.t);
@@ -622,27 +561,17 @@ impl CpuNet {
             false,
         );
         buf.policy.resize(batch * space, 0.0);
-        for b in 0..batch {
-            let dst = &mut buf.policy[b * space..(b + 1) * space];
-            let src = &t[b * cells * planes..(b + 1) * cells * planes];
-            for cell in 0..cells {
-                for p in 0..planes {
-                    dst[p * cells + cell] = src[cell * planes + p];
-                }
-            }
-        }
+        transpose_blocks(
+            &t,
+            cells * planes,
+            &mut buf.policy,
+            space,
+            batch,
+            (cells, planes),
+        );
         if let Some(pass) = &self.pass {
             grow(&mut buf.pooled, batch * c);
-            for b in 0..batch {
-                let pooled = &mut buf.pooled[b * c..(b + 1) * c];
-                pooled.fill(0.0);
-                for cell in h[b * cells * c..(b + 1) * cells * c].chunks_exact(c) {
-                    for (s, v) in pooled.iter_mut().zip(cell) {
-                        *s += v;
-                    }
-                }
-                pooled.iter_mut().for_each(|s| *s /= cells as f32);
-            }
+            pool_cells(&h, batch, cells, c, &mut buf.pooled);
             grow(&mut buf.hidden, batch * pass.outputs);
             pass.forward(&buf.pooled, batch, &mut buf.hidden);
             for b in 0..batch {

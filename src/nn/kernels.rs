@@ -1,8 +1,12 @@
-//! What the native CPU passes share: reading burn tensors into plain
-//! buffers, and matrix products through `gemm` (the crate burn's CPU
-//! backend itself builds on) on buffers they keep.
+//! What the native CPU passes (inference, `cpu.rs`; training,
+//! `backprop.rs`) share: burn's weights read into their layouts, matrix
+//! products through `gemm` (the crate burn's CPU backend itself builds
+//! on), dense layers, and the layout changes between burn's planes-first
+//! tensors and their channels-last activations.
 
 use burn::module::Param;
+use burn::nn::Linear;
+use burn::nn::conv::Conv2d;
 use burn::tensor::Tensor;
 
 /// A tensor's values, row-major, as f32.
@@ -73,5 +77,138 @@ pub(super) fn gemm(
             false,
             parallelism,
         );
+    }
+}
+
+/// A convolution's weights (burn's `[cout, cin, k, k]`) as the matrix the
+/// native passes multiply patches by, `[k² * cin, cout]`: row
+/// `(ky * k + kx) * cin + input channel`, one column per output channel.
+/// Returns `(k, cin, cout, matrix)`.
+pub(super) fn conv_matrix(conv: &Conv2d) -> (usize, usize, usize, Vec<f32>) {
+    let [cout, cin, k, kw] = conv.weight.dims();
+    assert_eq!(k, kw, "square kernels only");
+    assert!(k == 1 || k == 3, "1x1 and 3x3 kernels only");
+    let src = param(&conv.weight);
+    let mut w = vec![0.0; k * k * cin * cout];
+    for o in 0..cout {
+        for i in 0..cin {
+            for t in 0..k * k {
+                w[(t * cin + i) * cout + o] = src[(o * cin + i) * k * k + t];
+            }
+        }
+    }
+    (k, cin, cout, w)
+}
+
+/// Rows of the value head's first dense layer between burn's flattening
+/// of `[channel, cell]` (row `channel * cells + cell`) and the native
+/// passes' channels-last one (row `cell * channels + channel`): burn's to
+/// ours if `to_cell_major`, else back. `outs` values per row.
+pub(super) fn value_rows(
+    w: &[f32],
+    channels: usize,
+    cells: usize,
+    outs: usize,
+    to_cell_major: bool,
+) -> Vec<f32> {
+    let mut out = vec![0.0; w.len()];
+    for ch in 0..channels {
+        for cell in 0..cells {
+            let burn = (ch * cells + cell) * outs;
+            let ours = (cell * channels + ch) * outs;
+            let (from, to) = if to_cell_major {
+                (burn, ours)
+            } else {
+                (ours, burn)
+            };
+            out[to..to + outs].copy_from_slice(&w[from..from + outs]);
+        }
+    }
+    out
+}
+
+/// For each of `batch` blocks, the `[a, b]` matrix at the start of the
+/// block transposed to `[b, a]`: `src` blocks are `src_stride` values
+/// apart, `dst` blocks `dst_stride` (what lies past the matrix in a block
+/// is left alone). Planes-first positions to channels-last (`a` planes, `b`
+/// cells) and back.
+pub(super) fn transpose_blocks(
+    src: &[f32],
+    src_stride: usize,
+    dst: &mut [f32],
+    dst_stride: usize,
+    batch: usize,
+    (a, b): (usize, usize),
+) {
+    for n in 0..batch {
+        let s = &src[n * src_stride..n * src_stride + a * b];
+        let d = &mut dst[n * dst_stride..n * dst_stride + a * b];
+        for i in 0..a {
+            for j in 0..b {
+                d[j * a + i] = s[i * b + j];
+            }
+        }
+    }
+}
+
+/// The mean over each position's `cells` rows of channels-last `h`
+/// (`[batch * cells, c]`) into `out` (`[batch, c]`): global average pooling.
+pub(super) fn pool_cells(h: &[f32], batch: usize, cells: usize, c: usize, out: &mut [f32]) {
+    for b in 0..batch {
+        let pooled = &mut out[b * c..(b + 1) * c];
+        pooled.fill(0.0);
+        for cell in h[b * cells * c..(b + 1) * cells * c].chunks_exact(c) {
+            for (s, v) in pooled.iter_mut().zip(cell) {
+                *s += v;
+            }
+        }
+        pooled.iter_mut().for_each(|s| *s /= cells as f32);
+    }
+}
+
+/// A dense layer: `weight` is `[inputs, outputs]` (burn's layout).
+#[derive(Clone, Debug)]
+pub(super) struct Dense {
+    pub(super) inputs: usize,
+    pub(super) outputs: usize,
+    pub(super) weight: Vec<f32>,
+    pub(super) bias: Vec<f32>,
+}
+
+impl Dense {
+    pub(super) fn from_linear(l: &Linear) -> Dense {
+        let [inputs, outputs] = l.weight.dims();
+        Dense {
+            inputs,
+            outputs,
+            weight: param(&l.weight),
+            bias: l
+                .bias
+                .as_ref()
+                .map(param)
+                .unwrap_or_else(|| vec![0.0; outputs]),
+        }
+    }
+
+    /// `out[r] = input[r] x weight + bias` for `rows` rows, on every
+    /// thread of the current rayon pool.
+    pub(super) fn forward(&self, input: &[f32], rows: usize, out: &mut [f32]) {
+        let (k, n) = (self.inputs, self.outputs);
+        let out = &mut out[..rows * n];
+        gemm(
+            (rows, n, k),
+            out,
+            input,
+            (k, 1),
+            &self.weight,
+            (n, 1),
+            false,
+            true,
+        );
+        for r in out.chunks_exact_mut(n) {
+            for (y, b) in r.iter_mut().zip(&self.bias) {
+                *y += b;
+            }
+        }
     }
 }
