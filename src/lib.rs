@@ -25,6 +25,7 @@ pub mod replay;
 pub mod run;
 pub mod selfplay;
 pub mod stats;
+pub mod store;
 pub mod train;
 pub mod util;
 pub mod web;

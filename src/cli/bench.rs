@@ -45,6 +45,26 @@ pub enum What {
     Baselines(BaselinesArgs),
     /// Training: samples/s through gradient steps at the config's network and batch.
     Train(TrainArgs),
+    /// Self-play workers (`yinsh-zero worker`) of a run at a location, as
+    /// separate processes: games/hour per worker and in all, and the time
+    /// each spent uploading. An empty run gets a fresh network first.
+    Workers(WorkersArgs),
+}
+
+#[derive(clap::Args)]
+pub struct WorkersArgs {
+    /// The run: a directory, file://DIR or s3://BUCKET/PREFIX.
+    #[arg(long, value_name = "DIR|URL")]
+    pub run: String,
+    /// Run config (default: the embedded default config).
+    #[arg(long)]
+    pub config: Option<std::path::PathBuf>,
+    /// Worker processes, one self-play thread each.
+    #[arg(long, default_value_t = 1)]
+    pub processes: usize,
+    /// Batches each worker plays (`[workers] games_per_batch` games each).
+    #[arg(long, default_value_t = 2)]
+    pub batches: u64,
 }
 
 #[derive(clap::Args)]
@@ -177,6 +197,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         What::Selfplay(a) => selfplay(a),
         What::Baselines(a) => baselines(a),
         What::Train(a) => train(a),
+        What::Workers(a) => workers(a),
     }
 }
 
@@ -507,5 +528,90 @@ fn baselines(args: BaselinesArgs) -> anyhow::Result<()> {
             );
         }
     }
+    Ok(())
+}
+
+fn workers(args: WorkersArgs) -> anyhow::Result<()> {
+    use yinsh_zero::run::shared::SharedRun;
+    use yinsh_zero::run::worker::publish_fresh_network;
+    ensure!(args.processes >= 1, "--processes must be at least 1");
+    ensure!(args.batches >= 1, "--batches must be at least 1");
+    let cfg = RunConfig::load(args.config.as_deref())?;
+    let scratch = tempfile::tempdir()?;
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let shared = SharedRun::open(&args.run, Some(&scratch.path().join("cache")), stop)?;
+    if shared.best()?.is_none() {
+        struct Publish<'a>(&'a SharedRun, &'a RunConfig);
+        impl GameTask for Publish<'_> {
+            type Output = anyhow::Result<()>;
+            fn run<G: GamePlayers>(self, game: G) -> Self::Output {
+                publish_fresh_network(&game, self.0, self.1)
+            }
+        }
+        with_game(&cfg.game.name, &cfg.game.variant, Publish(&shared, &cfg))??;
+        eprintln!("{}: published a fresh network (generation 0)", shared.url());
+    }
+    let config = scratch.path().join("config.toml");
+    std::fs::write(&config, cfg.to_toml())?;
+    let exe = std::env::current_exe()?;
+    let t = Instant::now();
+    let children: Vec<_> = (0..args.processes)
+        .map(|i| {
+            let id = format!("bench{}.{i}", std::process::id());
+            std::process::Command::new(&exe)
+                .args(["worker", "--run", &args.run, "--threads", "1", "--id", &id])
+                .arg("--batches")
+                .arg(args.batches.to_string())
+                .arg("--config")
+                .arg(&config)
+                .arg("--spool")
+                .arg(scratch.path().join(format!("spool-{i}")))
+                .arg("--cache")
+                .arg(scratch.path().join(format!("cache-{i}")))
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::null())
+                .spawn()
+        })
+        .collect::<Result<_, _>>()?;
+    let mut games = 0u64;
+    let mut per_worker = Vec::new();
+    for c in children {
+        let out = c.wait_with_output()?;
+        let text = String::from_utf8_lossy(&out.stdout);
+        ensure!(out.status.success(), "a worker failed: {text}");
+        // "... N games, ... R games/hour, U s of T s uploading"
+        let line = text.lines().last().unwrap_or_default();
+        let number_before = |what: &str| -> Option<f64> {
+            line.split(what).next()?.rsplit(' ').next()?.parse().ok()
+        };
+        let g = number_before(" games, ").unwrap_or(0.0);
+        let rate = number_before(" games/hour").unwrap_or(f64::NAN);
+        let up = number_before(" s of ").unwrap_or(f64::NAN);
+        let busy = line
+            .split(" s of ")
+            .nth(1)
+            .and_then(|r| r.split(' ').next()?.parse::<f64>().ok())
+            .unwrap_or(f64::NAN);
+        games += g as u64;
+        per_worker.push((rate, up, busy));
+    }
+    let wall = t.elapsed().as_secs_f64();
+    println!(
+        "workers benchmark: {} process(es) x 1 thread, {} batches of {} games each, run {}",
+        args.processes,
+        args.batches,
+        cfg.workers.games_per_batch,
+        shared.url()
+    );
+    for (i, (rate, up, busy)) in per_worker.iter().enumerate() {
+        println!(
+            "worker {i}: {rate:>8.0} games/hour, uploading {up:.2} s of {busy:.1} s ({:.2}%)",
+            100.0 * up / busy
+        );
+    }
+    println!(
+        "in all:   {:>8.0} games/hour ({games} games in {wall:.1} s, process start-up included)",
+        games as f64 * 3600.0 / wall
+    );
     Ok(())
 }

@@ -21,6 +21,7 @@ mod serve;
 mod sgf;
 mod stats;
 mod train;
+mod worker;
 
 /// AlphaZero-style self-play trainer for the board game YINSH.
 #[derive(Parser)]
@@ -39,6 +40,10 @@ enum Command {
     Pretrain(train::PretrainArgs),
     /// Print a run's generation, best checkpoint, gating results and throughput.
     Status(train::StatusArgs),
+    /// Self-play for a run at a location: play with its best network,
+    /// upload the games, pick up newer networks, until stopped
+    /// (docs/distributed.md).
+    Worker(worker::Args),
     /// Write a checkpoint's weights as safetensors with a JSON manifest.
     Export(export::Args),
     /// Replay a BoardSpace `.sgf` game record step by step (also `replay`).
@@ -115,6 +120,7 @@ pub fn main() -> ExitCode {
         Command::Train(a) => train::run(a),
         Command::Pretrain(a) => train::pretrain(a),
         Command::Status(a) => train::status(a),
+        Command::Worker(a) => worker::run(a),
         Command::Export(a) => export::run(a),
         Command::Sgf(a) => sgf::run(a),
         Command::Perft(a) => perft::run(a),

@@ -8,9 +8,10 @@ use yinsh_zero::arena::GamePlayers;
 use yinsh_zero::checkpoint;
 use yinsh_zero::games::{GameTask, with_game};
 use yinsh_zero::run::RunDir;
-use yinsh_zero::run::config::RunConfig;
+use yinsh_zero::run::config::{RunConfig, SelfPlaySource};
 use yinsh_zero::run::pretrain::{WarmStart, warm_start};
-use yinsh_zero::run::train_loop::{LoopSummary, settle_config, train};
+use yinsh_zero::run::shared::SharedRun;
+use yinsh_zero::run::train_loop::{LoopSummary, settle_config, train, train_shared};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -18,9 +19,22 @@ pub struct Args {
     /// configs/default.toml).
     #[arg(long)]
     config: Option<PathBuf>,
-    /// Run directory (default: this project's checkpoints/ and data/).
-    #[arg(long)]
-    run: Option<PathBuf>,
+    /// Where the run lives: a directory (default: this project's
+    /// checkpoints/ and data/), file://DIR, or s3://BUCKET/PREFIX (an
+    /// S3-compatible store, configured by the AWS_* environment variables;
+    /// docs/distributed.md).
+    #[arg(long, value_name = "DIR|URL")]
+    run: Option<String>,
+    /// Who plays self-play: this process (local) or `yinsh-zero worker`
+    /// processes that upload to the run (workers). Default: the config's
+    /// `[loop] selfplay`.
+    #[arg(long, value_name = "local|workers")]
+    selfplay: Option<SelfPlaySource>,
+    /// Local folder of a remote run's files (default: a folder under the
+    /// system's temporary directory named after the URL). It may be lost
+    /// at any time: the store holds everything needed to resume.
+    #[arg(long, value_name = "DIR")]
+    cache: Option<PathBuf>,
     #[command(flatten)]
     backend: super::BackendArg,
 }
@@ -46,9 +60,14 @@ pub struct PretrainArgs {
 
 #[derive(clap::Args)]
 pub struct StatusArgs {
-    /// Run directory (default: this project's checkpoints/ and data/).
-    #[arg(long)]
-    run: Option<PathBuf>,
+    /// Where the run lives: a directory (default: this project's
+    /// checkpoints/ and data/), file://DIR or s3://BUCKET/PREFIX.
+    #[arg(long, value_name = "DIR|URL")]
+    run: Option<String>,
+    /// Local folder for a remote run's files (default: one under the
+    /// system's temporary directory).
+    #[arg(long, value_name = "DIR")]
+    cache: Option<PathBuf>,
 }
 
 fn run_dir(run: &Option<PathBuf>) -> RunDir {
@@ -58,31 +77,59 @@ fn run_dir(run: &Option<PathBuf>) -> RunDir {
     }
 }
 
-/// The loop on the game the config names.
+/// The loop on the game the config names, in the project's own folders
+/// or at a location.
 struct Train<'a> {
-    dir: &'a RunDir,
+    at: Where<'a>,
     cfg: RunConfig,
     stop: &'a AtomicBool,
+}
+
+enum Where<'a> {
+    Project(RunDir),
+    At(&'a SharedRun),
 }
 
 impl GameTask for Train<'_> {
     type Output = anyhow::Result<LoopSummary>;
     fn run<G: GamePlayers>(self, game: G) -> Self::Output {
-        train(&game, self.dir, self.cfg, self.stop)
+        match self.at {
+            Where::Project(dir) => train(&game, &dir, self.cfg, self.stop),
+            Where::At(shared) => train_shared(&game, shared, self.cfg, self.stop),
+        }
     }
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
     let mut cfg = RunConfig::load(args.config.as_deref())?;
     cfg.run.backend = args.backend.choose(cfg.run.backend);
-    let dir = run_dir(&args.run);
+    if let Some(source) = args.selfplay {
+        cfg.run.selfplay = source;
+    }
     let stop = super::stop_on_ctrl_c("stopping after the current write")?;
+    let shared = match &args.run {
+        Some(location) => Some(SharedRun::open(
+            location,
+            args.cache.as_deref(),
+            stop.clone(),
+        )?),
+        None => None,
+    };
+    if let Some(s) = &shared
+        && s.is_mirrored()
+    {
+        eprintln!("run {} (local copy in {})", s.url(), s.dir().root.display());
+    }
+    let at = match &shared {
+        Some(s) => Where::At(s),
+        None => Where::Project(run_dir(&None)),
+    };
     let (name, variant) = (cfg.game.name.clone(), cfg.game.variant.clone());
     let s = with_game(
         &name,
         &variant,
         Train {
-            dir: &dir,
+            at,
             cfg,
             stop: &stop,
         },
@@ -179,7 +226,16 @@ fn summary_line(s: &LoopSummary) -> String {
 }
 
 pub fn status(args: StatusArgs) -> anyhow::Result<()> {
-    let dir = run_dir(&args.run);
+    let (dir, name) = match &args.run {
+        None => (run_dir(&None), ".".to_string()),
+        Some(location) => {
+            let stop = std::sync::Arc::new(AtomicBool::new(false));
+            let shared = SharedRun::open(location, args.cache.as_deref(), stop)?;
+            // A remote run is read through a fresh copy of what status shows.
+            shared.pull_view()?;
+            (shared.dir().clone(), shared.url())
+        }
+    };
     let ckpts = dir.checkpoints();
     let gens = checkpoint::list(&ckpts)?;
     let Some(&latest) = gens.last() else {
@@ -187,7 +243,7 @@ pub fn status(args: StatusArgs) -> anyhow::Result<()> {
     };
     let best = checkpoint::read_best(&ckpts)?;
     let meta = checkpoint::read_meta(&checkpoint::generation_dir(&ckpts, latest))?;
-    println!("run: {}", dir.root.display());
+    println!("run: {name}");
     println!(
         "generation {latest}, best {}",
         best.map_or("none".to_string(), |b| b.to_string())
@@ -225,11 +281,17 @@ pub fn status(args: StatusArgs) -> anyhow::Result<()> {
             .find(|v| v["kind"] == kind)
     };
     if let Some(s) = last("selfplay") {
-        println!(
-            "self-play: {:.0} games/hour, {:.1} network positions/s",
-            s["games_per_hour"].as_f64().unwrap_or(f64::NAN),
-            s["positions_per_s"].as_f64().unwrap_or(f64::NAN)
-        );
+        let mut line = match s["games_per_hour"].as_f64() {
+            Some(r) => format!("self-play: {r:.0} games/hour"),
+            None => format!("self-play: {} games", s["games"]),
+        };
+        if let Some(p) = s["positions_per_s"].as_f64() {
+            line += &format!(", {p:.1} network positions/s");
+        }
+        if s["source"] == "workers" {
+            line += " (workers)";
+        }
+        println!("{line}");
     }
     if let Some(t) = last("train") {
         println!(

@@ -32,6 +32,42 @@ pub struct LoopConfig {
     pub seed: u64,
     /// Where the network runs: flex (CPU), cuda, wgpu.
     pub backend: BackendKind,
+    /// Who plays the self-play games the trainer learns from.
+    pub selfplay: SelfPlaySource,
+}
+
+/// Who plays a run's self-play games.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum SelfPlaySource {
+    /// The trainer, between its training phases.
+    #[default]
+    Local,
+    /// `yinsh-zero worker` processes, which upload record files to the
+    /// run's store; the trainer only trains, gates and publishes.
+    Workers,
+}
+
+/// Self-play workers (`yinsh-zero worker`) and a trainer that waits for
+/// them (`[loop] selfplay = "workers"`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct WorkersConfig {
+    /// Games a worker plays before it uploads them and looks for a newly
+    /// promoted network.
+    pub games_per_batch: u64,
+    /// Seconds between looks at the store while waiting: a worker for a
+    /// first network, the trainer for enough uploaded games.
+    pub poll_seconds: f64,
+}
+
+impl Default for WorkersConfig {
+    fn default() -> Self {
+        WorkersConfig {
+            games_per_batch: 32,
+            poll_seconds: 5.0,
+        }
+    }
 }
 
 impl Default for LoopConfig {
@@ -42,6 +78,7 @@ impl Default for LoopConfig {
             games_per_generation: 96,
             seed: 1,
             backend: BackendKind::Flex,
+            selfplay: SelfPlaySource::Local,
         }
     }
 }
@@ -172,6 +209,8 @@ pub struct RunConfig {
     pub baseline: BaselineConfig,
     #[serde(default)]
     pub pretrain: PretrainConfig,
+    #[serde(default)]
+    pub workers: WorkersConfig,
 }
 
 impl Default for RunConfig {
@@ -189,6 +228,7 @@ pub const SAFE_TO_CHANGE: &[&str] = &[
     "loop.hours",
     "loop.games_per_generation",
     "loop.backend",
+    "loop.selfplay",
     "selfplay.workers",
     "selfplay.games_in_flight",
     "selfplay.games_per_file",
@@ -204,6 +244,8 @@ pub const SAFE_TO_CHANGE: &[&str] = &[
     "pretrain.games",
     "pretrain.workers",
     "pretrain.games_per_file",
+    "workers.games_per_batch",
+    "workers.poll_seconds",
 ];
 
 /// Why a config cannot be used.
@@ -355,6 +397,12 @@ impl RunConfig {
         let r = &self.replay;
         if r.min_size == 0 || r.max_size < r.min_size || !(r.alpha > 0.0 && r.alpha <= 1.0) {
             return Err("replay: need 0 < min_size <= max_size and 0 < alpha <= 1".into());
+        }
+        let w = &self.workers;
+        if w.games_per_batch == 0 || !(w.poll_seconds.is_finite() && w.poll_seconds > 0.0) {
+            return Err(
+                "workers: games_per_batch must be at least 1 and poll_seconds more than 0".into(),
+            );
         }
         if self.selfplay.games_in_flight == 0 || self.selfplay.games_per_file == 0 {
             return Err(
@@ -514,6 +562,7 @@ mod tests {
         assert_eq!(toml.gating, GatingConfig::default());
         assert_eq!(toml.baseline, BaselineConfig::default());
         assert_eq!(toml.pretrain, PretrainConfig::default());
+        assert_eq!(toml.workers, WorkersConfig::default());
         // Self-play searches differ from a player's on purpose, and only here.
         let play = SearchConfig::default();
         let selfplay = SearchConfig {

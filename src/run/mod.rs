@@ -9,7 +9,9 @@ pub mod gating;
 pub mod metrics;
 pub mod pretrain;
 pub mod progress;
+pub mod shared;
 pub mod train_loop;
+pub mod worker;
 
 pub use dir::RunDir;
 

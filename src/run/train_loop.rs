@@ -21,15 +21,16 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 
 use super::baseline;
-use super::config::{RunConfig, SAFE_TO_CHANGE};
+use super::config::{RunConfig, SAFE_TO_CHANGE, SelfPlaySource};
 use super::dir::RunDir;
 use super::gating::{gate, promoted_elo};
 use super::metrics::{MetricsLog, fields};
 use super::progress::Phase;
+use super::shared::SharedRun;
 use crate::arena::GamePlayers;
 use crate::checkpoint::{self, CheckpointMeta};
 use crate::nn::{Model, NetEvaluator};
-use crate::replay::record::RecordError;
+use crate::replay::record::{self, RecordError};
 use crate::replay::window::ReplayWindow;
 use crate::selfplay::{self, Progress};
 use crate::train::Trainer;
@@ -111,7 +112,35 @@ pub fn train<G: GamePlayers>(
     cfg: RunConfig,
     stop: &AtomicBool,
 ) -> Result<LoopSummary, LoopError> {
+    run_loop(game, run, None, cfg, stop)
+}
+
+/// The loop on a run at a location ([`SharedRun`]): what the store holds
+/// is brought into the local folder first, and every checkpoint, `best`
+/// pointer, config and log the loop writes is published to the store as
+/// soon as it is complete. With `[loop] selfplay = "workers"` the games
+/// come from `yinsh-zero worker` processes.
+pub fn train_shared<G: GamePlayers>(
+    game: &G,
+    shared: &SharedRun,
+    cfg: RunConfig,
+    stop: &AtomicBool,
+) -> Result<LoopSummary, LoopError> {
+    shared.pull_for_trainer()?;
+    run_loop(game, shared.dir(), Some(shared), cfg, stop)
+}
+
+fn run_loop<G: GamePlayers>(
+    game: &G,
+    run: &RunDir,
+    shared: Option<&SharedRun>,
+    cfg: RunConfig,
+    stop: &AtomicBool,
+) -> Result<LoopSummary, LoopError> {
     let cfg = settle_config(run, cfg)?;
+    if let Some(s) = shared {
+        s.push_config()?;
+    }
     anyhow::ensure!(
         cfg.game.name == G::NAME && cfg.game.variant == game.variant(),
         "the config plays {} ({}), not {} ({})",
@@ -136,7 +165,7 @@ pub fn train<G: GamePlayers>(
             interrupted: true,
         });
     }
-    let mut lp = Loop::open(game, run, cfg, stop)?;
+    let mut lp = Loop::open(game, run, shared, cfg, stop)?;
     let first_generation = lp.meta.generation + 1;
     let mut g = first_generation;
     let mut interrupted = false;
@@ -182,6 +211,12 @@ enum Ended {
 struct Loop<'a, G: GamePlayers> {
     game: &'a G,
     run: &'a RunDir,
+    /// The store the run is published to, if it lives at a location.
+    shared: Option<&'a SharedRun>,
+    /// Uploaded files found unusable (relative paths): reported once.
+    rejected: BTreeSet<String>,
+    /// When workers' games were last taken into the window.
+    last_collected: Option<Instant>,
     cfg: RunConfig,
     stop: &'a AtomicBool,
     device: burn::tensor::Device,
@@ -199,6 +234,7 @@ impl<'a, G: GamePlayers> Loop<'a, G> {
     fn open(
         game: &'a G,
         run: &'a RunDir,
+        shared: Option<&'a SharedRun>,
         cfg: RunConfig,
         stop: &'a AtomicBool,
     ) -> Result<Self, LoopError> {
@@ -211,6 +247,19 @@ impl<'a, G: GamePlayers> Loop<'a, G> {
             let meta = CheckpointMeta::new(game, 0, cfg.model.clone());
             checkpoint::save(&ckpts, &meta, &model, None)?;
             checkpoint::write_best(&ckpts, 0)?;
+        }
+        if let Some(s) = shared {
+            // Generation 0, new or from a warm start, may not be published
+            // yet; publishing it again is harmless.
+            let published = s.generations()?;
+            for g in checkpoint::list(&ckpts)? {
+                if !published.contains(&g) {
+                    s.push_checkpoint(g)?;
+                }
+            }
+            if s.best()?.is_none() {
+                s.push_best()?;
+            }
         }
         let latest = *checkpoint::list(&ckpts)?
             .last()
@@ -260,6 +309,9 @@ impl<'a, G: GamePlayers> Loop<'a, G> {
         Ok(Loop {
             game,
             run,
+            shared,
+            rejected: BTreeSet::new(),
+            last_collected: None,
             cfg,
             stop,
             device,
@@ -281,13 +333,18 @@ impl<'a, G: GamePlayers> Loop<'a, G> {
         if self.stopping() {
             return Ok(Ended::Stopped);
         }
-        let Some(new_positions) = self.self_play(g)? else {
+        let new_positions = match self.cfg.run.selfplay {
+            SelfPlaySource::Local => self.self_play(g)?,
+            SelfPlaySource::Workers => self.games_from_workers(g)?,
+        };
+        let Some(new_positions) = new_positions else {
             return Ok(Ended::Stopped);
         };
         let Some(trained) = self.train_steps(g, new_positions)? else {
             return Ok(Ended::Stopped);
         };
         let dir = self.save_candidate(g, trained)?;
+        self.publish(|s| s.push_checkpoint(g))?;
 
         // A stop request leaves the candidate ungated; the resumed run
         // trains on from it and it is never promoted.
@@ -303,10 +360,12 @@ impl<'a, G: GamePlayers> Loop<'a, G> {
             &dir.join("meta.json"),
             &serde_json::to_vec_pretty(&self.meta)?,
         )?;
+        self.publish(|s| s.push_meta(g))?;
         self.log
             .log("gating", g, self.trainer.steps(), fields(&result));
         if result.promoted {
             checkpoint::write_best(&ckpts, g)?;
+            self.publish(|s| s.push_best())?;
             self.best = g;
             let elo = promoted_elo(&ckpts, g)?;
             self.log.log(
@@ -330,13 +389,109 @@ impl<'a, G: GamePlayers> Loop<'a, G> {
             self.trainer.steps(),
         );
 
-        if self.cfg.baseline.every > 0
-            && g.is_multiple_of(self.cfg.baseline.every)
-            && !self.baseline(g)?
-        {
-            return Ok(Ended::StoppedInBaseline);
+        self.publish(|s| s.push_logs())?;
+        if self.cfg.baseline.every > 0 && g.is_multiple_of(self.cfg.baseline.every) {
+            let complete = self.baseline(g)?;
+            self.publish(|s| s.push_logs())?;
+            if !complete {
+                return Ok(Ended::StoppedInBaseline);
+            }
         }
         Ok(Ended::Complete)
+    }
+
+    /// Runs `f` on the run's store, if it has one.
+    fn publish(&self, f: impl FnOnce(&SharedRun) -> anyhow::Result<()>) -> anyhow::Result<()> {
+        match self.shared {
+            Some(s) => f(s),
+            None => Ok(()),
+        }
+    }
+
+    /// Waits until workers have uploaded generation `g`'s games (record
+    /// files not yet in the window holding `[loop] games_per_generation`
+    /// games, from any network), then adds them to the window. Files that
+    /// cannot be used (damaged, another game's, not a record) are named
+    /// once and left out. The positions added, or `None` on a stop request.
+    fn games_from_workers(&mut self, g: u64) -> Result<Option<u64>, LoopError> {
+        let want = self.cfg.run.games_per_generation;
+        let poll = Duration::from_secs_f64(self.cfg.workers.poll_seconds);
+        let phase = Phase::start(format!("generation {g} games from workers"), want, "games");
+        let t = Instant::now();
+        let mut found: Vec<(PathBuf, u64)> = Vec::new();
+        let mut games = 0;
+        loop {
+            if let Some(s) = self.shared {
+                s.pull_new_records(&self.rejected)?;
+            }
+            let mut known: BTreeSet<String> = self
+                .window
+                .files()
+                .iter()
+                .map(|(p, _)| self.run.relative(p))
+                .collect();
+            known.extend(self.rejected.iter().cloned());
+            known.extend(found.iter().map(|(p, _)| self.run.relative(p)));
+            for p in uploaded_files(&self.run.selfplay())? {
+                let rel = self.run.relative(&p);
+                if known.contains(&rel) {
+                    continue;
+                }
+                let is_record = p.extension().is_some_and(|x| x == "bin");
+                match record::read(self.game, &p) {
+                    Ok(f) if is_record => {
+                        games += f.meta.games as u64;
+                        found.push((p, f.meta.games as u64));
+                    }
+                    Ok(_) => {
+                        eprintln!("skipping uploaded file {rel}: record files end in .bin");
+                        self.rejected.insert(rel);
+                    }
+                    Err(e) => {
+                        eprintln!("skipping uploaded file {rel}: {e}");
+                        self.rejected.insert(rel);
+                    }
+                }
+            }
+            phase.set(games.min(want), format!("{} files", found.len()));
+            if games >= want {
+                break;
+            }
+            let until = Instant::now() + poll;
+            while Instant::now() < until {
+                if self.stopping() {
+                    phase.finish();
+                    return Ok(None);
+                }
+                std::thread::sleep(Duration::from_millis(100));
+            }
+        }
+        phase.finish();
+        let before = self.window.generated();
+        for (p, _) in &found {
+            if let Err(e) = self.window.add_file(p) {
+                eprintln!("skipping record file: {e}");
+            }
+        }
+        // The workers' pace: games delivered since the previous
+        // generation's games were taken (the trainer's own work included,
+        // during which the workers went on).
+        let now = Instant::now();
+        let mut f = json!({
+            "source": "workers",
+            "games": games,
+            "files": found.len(),
+            "positions": self.window.generated() - before,
+            "waited_s": t.elapsed().as_secs_f64(),
+        });
+        if let Some(last) = self.last_collected {
+            let secs = (now - last).as_secs_f64().max(1e-9);
+            f["games_per_hour"] = json!(games as f64 * 3600.0 / secs);
+        }
+        self.last_collected = Some(now);
+        self.log
+            .log("selfplay", g, self.trainer.steps(), fields(&f));
+        Ok(Some(self.window.generated() - before))
     }
 
     /// Self-play with the best network until generation `g` has its games,
@@ -548,6 +703,27 @@ impl<'a, G: GamePlayers> Loop<'a, G> {
         eprintln!("{line}");
         Ok(true)
     }
+}
+
+/// Files in the records folder, sorted, without the store's and
+/// `write_atomic`'s staging files (an upload in progress).
+fn uploaded_files(folder: &std::path::Path) -> std::io::Result<Vec<PathBuf>> {
+    let mut out = Vec::new();
+    let entries = match fs::read_dir(folder) {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(out),
+        Err(e) => return Err(e),
+    };
+    for e in entries {
+        let e = e?;
+        let name = e.file_name().to_string_lossy().into_owned();
+        if name.starts_with(".tmp-") || name.contains('#') || !e.file_type()?.is_file() {
+            continue;
+        }
+        out.push(e.path());
+    }
+    out.sort();
+    Ok(out)
 }
 
 /// A self-play phase's summary and how long it took.

@@ -2,5 +2,6 @@
 // Each test binary compiles this module and uses only part of it.
 #![allow(dead_code)]
 
+pub mod s3;
 pub mod tictactoe;
 pub mod web;

@@ -1,0 +1,139 @@
+//! `yinsh-zero worker`: a self-play worker of a run that a trainer
+//! (`train --selfplay workers`) trains from.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use yinsh_zero::arena::GamePlayers;
+use yinsh_zero::games::{GameTask, with_game};
+use yinsh_zero::run::config::RunConfig;
+use yinsh_zero::run::shared::SharedRun;
+use yinsh_zero::run::worker::{WorkerOptions, WorkerSummary, check_id, default_id, work};
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Where the run lives: a directory, file://DIR or s3://BUCKET/PREFIX
+    /// (configured by the AWS_* environment variables; docs/distributed.md).
+    #[arg(long, value_name = "DIR|URL")]
+    run: String,
+    /// Config to play by (default: the run's own config.toml, which the
+    /// trainer publishes; the worker waits for it).
+    #[arg(long)]
+    config: Option<PathBuf>,
+    /// This worker's id, unique in the run (default: the host name and a
+    /// random suffix). Give a stable one (a pod name) together with a
+    /// kept --spool to have a restarted worker upload what it left.
+    #[arg(long)]
+    id: Option<String>,
+    /// Folder where finished record files wait for their upload (default:
+    /// one under the system's temporary directory, named after the id).
+    #[arg(long, value_name = "DIR")]
+    spool: Option<PathBuf>,
+    /// Folder for the run's networks (default: one under the system's
+    /// temporary directory named after the URL).
+    #[arg(long, value_name = "DIR")]
+    cache: Option<PathBuf>,
+    /// Self-play threads (default: the config's `[selfplay] workers`, 0 =
+    /// one per core). Several worker processes on one machine want 1 each.
+    #[arg(long, default_value_t = 0)]
+    threads: usize,
+    /// Stop after this many batches (default: run until stopped).
+    #[arg(long, default_value_t = 0)]
+    batches: u64,
+    #[command(flatten)]
+    backend: super::BackendArg,
+}
+
+struct Work<'a> {
+    run: &'a SharedRun,
+    cfg: RunConfig,
+    opts: WorkerOptions,
+    stop: &'a AtomicBool,
+}
+
+impl GameTask for Work<'_> {
+    type Output = anyhow::Result<WorkerSummary>;
+    fn run<G: GamePlayers>(self, game: G) -> Self::Output {
+        work(&game, self.run, &self.cfg, &self.opts, self.stop)
+    }
+}
+
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let id = args.id.clone().unwrap_or_else(default_id);
+    check_id(&id).map_err(anyhow::Error::msg)?;
+    let stop = super::stop_on_ctrl_c("stopping after the current batch's uploads")?;
+    let shared = SharedRun::open(&args.run, args.cache.as_deref(), stop.clone())?;
+    let mut cfg = match &args.config {
+        Some(path) => RunConfig::load(Some(path))?,
+        None => run_config(&shared, &stop)?,
+    };
+    cfg.run.backend = args.backend.choose(cfg.run.backend);
+    let spool = args
+        .spool
+        .clone()
+        .unwrap_or_else(|| std::env::temp_dir().join(format!("yinsh-zero-worker-{id}")));
+    eprintln!(
+        "worker {id}: run {}, {} ({}), spool {}",
+        shared.url(),
+        cfg.game.name,
+        cfg.game.variant,
+        spool.display()
+    );
+    let opts = WorkerOptions {
+        id: id.clone(),
+        spool,
+        threads: args.threads,
+        batches: args.batches,
+    };
+    let (name, variant) = (cfg.game.name.clone(), cfg.game.variant.clone());
+    let s = with_game(
+        &name,
+        &variant,
+        Work {
+            run: &shared,
+            cfg,
+            opts,
+            stop: &stop,
+        },
+    )??;
+    println!(
+        "worker {id}: {} batches, {} games, {} positions, {} files uploaded, networks {:?}, \
+         {:.0} games/hour, {:.2} s of {:.1} s uploading",
+        s.batches,
+        s.games,
+        s.positions,
+        s.files_uploaded,
+        s.networks,
+        s.games as f64 * 3600.0 / s.seconds.max(1e-9),
+        s.upload_seconds,
+        s.seconds
+    );
+    Ok(())
+}
+
+/// The run's published config, waiting for the trainer to publish it.
+fn run_config(shared: &SharedRun, stop: &AtomicBool) -> anyhow::Result<RunConfig> {
+    let mut said = false;
+    loop {
+        if let Some(text) = shared.config_text()? {
+            return Ok(RunConfig::from_toml(
+                &text,
+                &format!("{}/config.toml", shared.url()),
+            )?);
+        }
+        if !said {
+            eprintln!(
+                "{} has no config.toml yet; waiting for the trainer to start",
+                shared.url()
+            );
+            said = true;
+        }
+        for _ in 0..20 {
+            if stop.load(Ordering::Relaxed) {
+                anyhow::bail!("stopped before the run had a config");
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+}
