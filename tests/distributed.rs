@@ -268,6 +268,23 @@ fn a_trainer_learns_only_from_two_workers_through_s3_and_survives_a_server_resta
     assert!(text.contains("run: s3://runs/e2e"), "{text}");
     assert!(text.contains("generation 4, best 4"), "{text}");
     assert!(text.contains("(workers)"), "{text}");
+
+    // So does the dashboard: its data comes from the bucket.
+    let web = common::web::Server::start_with_env(
+        &[&"--run", &run, &"--cache", &d.join("web-cache")],
+        &server.env(),
+    );
+    let (code, view) = common::web::get(&web, "/api/run");
+    assert_eq!(code, 200, "{view}");
+    let losses = view["metrics"]["train"]["loss"].as_array().unwrap();
+    assert!(!losses.is_empty(), "{view}");
+    assert_eq!(
+        view["metrics"]["selfplay"]["games"]
+            .as_array()
+            .unwrap()
+            .len(),
+        4
+    );
 }
 
 #[test]
@@ -459,5 +476,46 @@ fn bad_credentials_a_missing_bucket_and_damaged_objects_are_named() {
             .iter()
             .all(|f| f.as_str().unwrap().contains("/w-wg-")),
         "{window:?}"
+    );
+}
+
+#[test]
+fn workers_and_a_trainer_meet_in_a_local_folder_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let run = d.join("run");
+    let run_s = run.to_str().unwrap();
+    let cfg = config(d, 2);
+    let log_of = |name: &str| fs::File::create(d.join(name)).unwrap();
+    let mut w = Command::new(BIN)
+        .args(["worker", "--run", run_s, "--id", "local1", "--threads", "1"])
+        .arg("--spool")
+        .arg(d.join("spool"))
+        .stdout(log_of("w.log"))
+        .stderr(log_of("w.err"))
+        .spawn()
+        .unwrap();
+    let out = Command::new(BIN)
+        .args(["train", "--run", run_s, "--selfplay", "workers", "--config"])
+        .arg(&cfg)
+        .output()
+        .unwrap();
+    terminate(&mut w);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("games from workers"), "{err}");
+    let meta: serde_json::Value =
+        serde_json::from_slice(&fs::read(run.join("checkpoints/000002/meta.json")).unwrap())
+            .unwrap();
+    let window = meta["replay_files"].as_array().unwrap();
+    assert!(!window.is_empty());
+    for f in window {
+        let f = f.as_str().unwrap();
+        assert!(f.starts_with("data/selfplay/w-local1-b"), "{f}");
+        record::read(&Yinsh::blitz(), &run.join(f)).unwrap();
+    }
+    assert_eq!(
+        fs::read_to_string(run.join("checkpoints/best")).unwrap(),
+        "000002\n"
     );
 }

@@ -9,15 +9,25 @@ use std::time::Duration;
 use anyhow::Context;
 
 use yinsh_zero::run::RunDir;
+use yinsh_zero::run::shared::SharedRun;
+use yinsh_zero::store::Location;
 use yinsh_zero::web::{ServeConfig, bounded_spec, serve};
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// Run directory whose metrics and evaluations the dashboard shows
-    /// (default: the run `train` writes without --run, this project's
-    /// checkpoints/ and data/).
+    /// The run whose metrics and evaluations the dashboard shows: a
+    /// directory, file://DIR or s3://BUCKET/PREFIX (read again every
+    /// --refresh seconds; docs/distributed.md). Default: the run `train`
+    /// writes without --run, this project's checkpoints/ and data/.
+    #[arg(long, value_name = "DIR|URL")]
+    pub run: Option<String>,
+    /// Local folder for a remote run's files (default: one under the
+    /// system's temporary directory).
     #[arg(long, value_name = "DIR")]
-    pub run: Option<PathBuf>,
+    pub cache: Option<PathBuf>,
+    /// Seconds between reads of a remote run.
+    #[arg(long, default_value_t = 10.0)]
+    pub refresh: f64,
     /// The opponent the page offers first: a player spec such as
     /// `alphabeta:depth=3` (default: the network in checkpoints/best,
     /// `net-mcts:checkpoint=checkpoints/best`, where there is one; else
@@ -63,11 +73,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     eprintln!("default opponent: {player}");
     let run = match &args.run {
-        Some(dir) => {
-            anyhow::ensure!(dir.is_dir(), "--run {}: not a directory", dir.display());
-            RunDir::new(dir)
-        }
         None => RunDir::project_default(Path::new(".")),
+        Some(location) => match Location::parse(location)? {
+            Location::Local(dir) => {
+                anyhow::ensure!(dir.is_dir(), "--run {}: not a directory", dir.display());
+                RunDir::new(&dir)
+            }
+            Location::S3 { .. } => follow(location, args.cache.as_deref(), args.refresh)?,
+        },
     };
     let config = ServeConfig {
         run_dir: Some(run.meta().to_path_buf()),
@@ -94,4 +107,32 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         std::io::stdout().flush()?;
         serve(listener, config).await.context("serving")
     })
+}
+
+/// A remote run's local copy for the dashboard: read now (so that bad
+/// credentials fail at start-up), then again every `refresh` seconds on a
+/// thread of its own, reporting a failed read and trying again.
+fn follow(location: &str, cache: Option<&Path>, refresh: f64) -> anyhow::Result<RunDir> {
+    anyhow::ensure!(
+        refresh.is_finite() && refresh > 0.0,
+        "--refresh must be more than 0 seconds"
+    );
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let shared = SharedRun::open(location, cache, stop)?;
+    shared.pull_view()?;
+    let dir = shared.dir().clone();
+    eprintln!(
+        "dashboard reads {} every {refresh} s (local copy in {})",
+        shared.url(),
+        dir.root.display()
+    );
+    std::thread::spawn(move || {
+        loop {
+            std::thread::sleep(Duration::from_secs_f64(refresh));
+            if let Err(e) = shared.pull_view() {
+                eprintln!("{e:#}");
+            }
+        }
+    });
+    Ok(dir)
 }

@@ -26,9 +26,15 @@ impl Server {
     /// Starts `yinsh-zero serve --port 0 --player random` with `extra`
     /// arguments, and waits until it says where it listens.
     pub fn start(extra: &[&dyn AsRef<OsStr>]) -> Server {
+        Server::start_with_env(extra, &[])
+    }
+
+    /// [`Server::start`] with environment variables set for the server.
+    pub fn start_with_env(extra: &[&dyn AsRef<OsStr>], env: &[(&str, String)]) -> Server {
         let mut child = Command::new(env!("CARGO_BIN_EXE_yinsh-zero"))
             .args(["serve", "--port", "0", "--player", "random"])
             .args(extra.iter().map(|a| a.as_ref()))
+            .envs(env.iter().map(|(k, v)| (k, v)))
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
             .spawn()
