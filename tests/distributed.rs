@@ -48,6 +48,25 @@ fn spawn(server: &S3Server, args: &[&str], log: &Path) -> Child {
         .unwrap()
 }
 
+/// `train --selfplay workers` on `run`.
+fn trainer(server: &S3Server, run: &str, cfg: &Path, cache: &Path, log: &Path) -> Child {
+    spawn(
+        server,
+        &[
+            "train",
+            "--run",
+            run,
+            "--config",
+            cfg.to_str().unwrap(),
+            "--selfplay",
+            "workers",
+            "--cache",
+            cache.to_str().unwrap(),
+        ],
+        log,
+    )
+}
+
 fn worker(server: &S3Server, run: &str, id: &str, dir: &Path) -> Child {
     let spool = dir.join(format!("spool-{id}"));
     let cache = dir.join(format!("cache-{id}"));
@@ -141,21 +160,7 @@ fn a_trainer_learns_only_from_two_workers_through_s3_and_survives_a_server_resta
     let cache = d.join("trainer-cache");
     let mut a = worker(&server, run, "wa", d);
     let mut b = worker(&server, run, "wb", d);
-    let mut trainer = spawn(
-        &server,
-        &[
-            "train",
-            "--run",
-            run,
-            "--config",
-            cfg.to_str().unwrap(),
-            "--selfplay",
-            "workers",
-            "--cache",
-            cache.to_str().unwrap(),
-        ],
-        &d.join("trainer.log"),
-    );
+    let mut trainer = trainer(&server, run, &cfg, &cache, &d.join("trainer.log"));
     let store = Store::open_with(run, &server.env()).unwrap();
     // Once the first trained generation is published, the server goes
     // away for a while and comes back with its data.
@@ -294,24 +299,10 @@ fn killed_workers_leave_no_partial_object_and_a_restarted_one_uploads_what_was_l
     let server = S3Server::start("runs");
     let run = "s3://runs/kills";
     let store = Store::open_with(run, &server.env()).unwrap();
-    // A trainer publishes generation 0 and then waits for games that
-    // nobody finishes in time; it is only there to publish a network.
+    // A trainer publishes the config and generation 0 and is killed: the
+    // workers here need only a network.
     let cfg = config(d, 1);
-    let mut trainer = spawn(
-        &server,
-        &[
-            "train",
-            "--run",
-            run,
-            "--config",
-            cfg.to_str().unwrap(),
-            "--selfplay",
-            "workers",
-            "--cache",
-            d.join("tc").to_str().unwrap(),
-        ],
-        &d.join("trainer.log"),
-    );
+    let mut trainer = trainer(&server, run, &cfg, &d.join("tc"), &d.join("trainer.log"));
     wait_for("generation 0 published", || {
         store.get("checkpoints/best").ok().flatten().is_some()
     });

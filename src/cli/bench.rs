@@ -47,7 +47,8 @@ pub enum What {
     Train(TrainArgs),
     /// Self-play workers (`yinsh-zero worker`) of a run at a location, as
     /// separate processes: games/hour per worker and in all, and the time
-    /// each spent uploading. An empty run gets a fresh network first.
+    /// each spent uploading. An empty run gets a fresh network first; on
+    /// fresh runs the workers play the same games whatever the store.
     Workers(WorkersArgs),
 }
 
@@ -557,7 +558,9 @@ fn workers(args: WorkersArgs) -> anyhow::Result<()> {
     let t = Instant::now();
     let children: Vec<_> = (0..args.processes)
         .map(|i| {
-            let id = format!("bench{}.{i}", std::process::id());
+            // The same ids on every run: on a fresh run the same games are
+            // played whichever store holds it, so that two stores compare.
+            let id = format!("bench.{i}");
             std::process::Command::new(&exe)
                 .args(["worker", "--run", &args.run, "--threads", "1", "--id", &id])
                 .arg("--batches")
