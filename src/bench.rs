@@ -130,8 +130,9 @@ fn sample_positions(games: usize, rng: &mut SmallRng) -> Vec<Position> {
 pub struct SelfPlayBench {
     /// Complete games per hour: network positions per second divided by the
     /// network positions a game needs (measured on the games completed in
-    /// the window, or, when none completed, on games of the same search
-    /// settings with a uniform evaluator: `games_per_hour_estimated`).
+    /// the window, or, when fewer completed than were in flight, on games of
+    /// the same search settings with a uniform evaluator:
+    /// `games_per_hour_estimated`).
     pub games_per_hour: f64,
     pub games_per_hour_estimated: bool,
     /// Positions evaluated by the network per second, all workers together.
@@ -148,6 +149,8 @@ pub struct SelfPlayBench {
     pub seconds: f64,
     /// The backend that ran the network.
     pub backend: crate::nn::BackendKind,
+    /// With `[selfplay] inference = "server"`: the shared network's calls.
+    pub server: Option<crate::evaluator::ServerStats>,
 }
 
 /// CPU seconds this process has used (user + system), from /proc.
@@ -170,7 +173,7 @@ pub fn bench_selfplay<G: crate::game::Game>(
     seconds: f64,
 ) -> Result<SelfPlayBench, crate::selfplay::SelfPlayError> {
     use crate::evaluator::UniformEvaluator;
-    use crate::nn::NetEvaluator;
+    use crate::nn::WorkerNets;
     use crate::selfplay::{Progress, run};
     use std::time::{Duration, Instant};
 
@@ -182,6 +185,14 @@ pub fn bench_selfplay<G: crate::game::Game>(
         .device()
         .map_err(|e| crate::selfplay::SelfPlayError::Config(e.to_string()))?;
     let model = cfg.model.to_model_config().init(&game.net_shape(), &device);
+    let nets = WorkerNets::new(
+        game,
+        &model,
+        &device,
+        cfg.selfplay.inference,
+        cfg.selfplay.server_options()?,
+    )
+    .map_err(crate::selfplay::SelfPlayError::Server)?;
     let progress = Progress::default();
     let cpu0 = process_cpu_seconds();
     let started = Instant::now();
@@ -195,7 +206,7 @@ pub fn bench_selfplay<G: crate::game::Game>(
         0,
         dir.path(),
         "bench",
-        NetEvaluator::per_worker(game, &model, &device),
+        nets.maker(),
         &progress,
         &|| Instant::now() >= deadline,
     )?;
@@ -205,7 +216,12 @@ pub fn bench_selfplay<G: crate::game::Game>(
         _ => f64::NAN,
     };
     let positions_per_s = s.evaluated as f64 / wall;
-    let (evals_per_game, estimated) = if s.games > 0 {
+    // All games in flight start together, so the first to finish are the
+    // short ones, and `evaluated` counts unfinished games too: measure
+    // positions per game on the window's games only once as many have
+    // finished as were in flight.
+    let in_flight = (cfg.selfplay.worker_count() * cfg.selfplay.games_in_flight) as u64;
+    let (evals_per_game, estimated) = if s.games >= in_flight.max(1) {
         (s.evaluated as f64 / s.games as f64, false)
     } else {
         let one = crate::selfplay::SelfPlayConfig {
@@ -243,6 +259,7 @@ pub fn bench_selfplay<G: crate::game::Game>(
         evaluations_per_game: evals_per_game,
         seconds: wall,
         backend: cfg.run.backend,
+        server: nets.server_stats(),
     })
 }
 

@@ -193,3 +193,140 @@ fn a_tiny_network_plays_and_its_records_read_back_identical() {
         assert_eq!(record::encode(&file), bytes, "{}", f.display());
     }
 }
+
+#[test]
+fn workers_sharing_one_network_through_the_inference_server_play_whole_games() {
+    use yinsh_zero::evaluator::Inference;
+    use yinsh_zero::nn::{ModelConfig, WorkerNets, default_device};
+    let dir = tempfile::tempdir().unwrap();
+    let device = default_device();
+    let model = ModelConfig::new()
+        .with_blocks(1)
+        .with_channels(8)
+        .init(&BLITZ.net_shape(), &device);
+    let cfg = SelfPlayConfig {
+        workers: 3,
+        games_in_flight: 2,
+        games_per_file: 1,
+        inference: Inference::Server,
+        ..SelfPlayConfig::default()
+    };
+    let search = SearchConfig {
+        simulations: 8,
+        gumbel: true,
+        gumbel_m: 4,
+        ..SearchConfig::default()
+    };
+    let nets = WorkerNets::new(
+        &BLITZ,
+        &model,
+        &device,
+        cfg.inference,
+        cfg.server_options().unwrap(),
+    )
+    .unwrap();
+    let s = selfplay::run(
+        &BLITZ,
+        &cfg,
+        &search,
+        6,
+        9,
+        1,
+        dir.path(),
+        "g000001",
+        nets.maker(),
+        &Progress::default(),
+        &|| false,
+    )
+    .unwrap();
+    assert_eq!(s.games, 6);
+    for f in &s.files {
+        assert_eq!(record::read(&BLITZ, f).unwrap().meta.games, 1);
+    }
+    // Every position the workers asked about went through the one network,
+    // in fewer calls than the workers made.
+    let server = nets.server_stats().expect("a server runs");
+    assert_eq!(server.positions, s.evaluated);
+    assert_eq!(server.requests, s.batches);
+    assert!(server.calls <= server.requests);
+}
+
+#[test]
+fn the_inference_server_answers_as_the_network_itself_does() {
+    use yinsh_zero::evaluator::{Evaluator, Inference, ServerOptions};
+    use yinsh_zero::nn::bench::sample_positions;
+    use yinsh_zero::nn::{InferenceOptions, ModelConfig, NetEvaluator, WorkerNets, default_device};
+    let game = Yinsh::standard();
+    let device = default_device();
+    let model = ModelConfig::new()
+        .with_blocks(2)
+        .with_channels(16)
+        .init(&game.net_shape(), &device);
+    let positions = sample_positions(&game, 48, 5);
+    let mut direct = NetEvaluator::new(
+        game,
+        model.clone(),
+        device.clone(),
+        InferenceOptions::default(),
+    )
+    .unwrap();
+    let want = direct.evaluate(&positions);
+    let nets = WorkerNets::new(
+        &game,
+        &model,
+        &device,
+        Inference::Server,
+        ServerOptions::default(),
+    )
+    .unwrap();
+    let make = nets.maker();
+    let got: Vec<_> = std::thread::scope(|s| {
+        let handles: Vec<_> = positions
+            .chunks(16)
+            .map(|chunk| {
+                let mut client = make(0).unwrap();
+                s.spawn(move || client.evaluate(chunk))
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap())
+            .collect()
+    });
+    assert_eq!(got.len(), want.len());
+    for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+        assert_eq!(g.priors.len(), w.priors.len(), "position {i}");
+        for (a, b) in g
+            .priors
+            .iter()
+            .chain(&g.wdl)
+            .zip(w.priors.iter().chain(&w.wdl))
+        {
+            assert!((a - b).abs() < 1e-4, "position {i}: {a} vs {b}");
+        }
+    }
+}
+
+#[test]
+fn bad_inference_server_settings_are_refused_by_name() {
+    let cfg = SelfPlayConfig {
+        server_batch: 0,
+        ..SelfPlayConfig::default()
+    };
+    assert!(
+        cfg.server_options()
+            .unwrap_err()
+            .to_string()
+            .contains("server_batch")
+    );
+    let cfg = SelfPlayConfig {
+        server_wait_ms: -1.0,
+        ..SelfPlayConfig::default()
+    };
+    assert!(
+        cfg.server_options()
+            .unwrap_err()
+            .to_string()
+            .contains("server_wait_ms")
+    );
+}

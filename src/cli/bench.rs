@@ -319,7 +319,7 @@ fn selfplay(args: SelfplayArgs) -> anyhow::Result<()> {
             "games/hour:          {:>10.0}{}",
             b.games_per_hour,
             if b.games_per_hour_estimated {
-                " (no game finished in the window: estimated from network positions per game)"
+                " (too few games finished in the window: estimated from a uniform evaluator's positions per game)"
             } else {
                 ""
             }
@@ -332,6 +332,15 @@ fn selfplay(args: SelfplayArgs) -> anyhow::Result<()> {
             100.0 * b.cpu_utilization,
             b.workers
         );
+        match b.server {
+            Some(s) => println!(
+                "inference server:    {:>10.1} positions a call ({} calls, {:.2} workers' batches a call)",
+                s.mean_batch(),
+                s.calls,
+                s.mean_requests()
+            ),
+            None => println!("inference:           a network per worker"),
+        }
     }
     Ok(())
 }

@@ -10,10 +10,10 @@ use yinsh_zero::arena::GamePlayers;
 use yinsh_zero::checkpoint;
 use yinsh_zero::game::Game;
 use yinsh_zero::games::{GameTask, with_game};
-use yinsh_zero::nn::NetEvaluator;
+use yinsh_zero::nn::WorkerNets;
 use yinsh_zero::run::config::RunConfig;
 use yinsh_zero::run::progress::Phase;
-use yinsh_zero::selfplay::{self, Progress, SelfPlaySummary};
+use yinsh_zero::selfplay::{self, Progress, SelfPlayError, SelfPlaySummary};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -79,6 +79,9 @@ fn play<G: Game>(game: &G, args: Args, cfg: RunConfig) -> anyhow::Result<()> {
     };
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("cannot create {}", args.out.display()))?;
+    let sp = &cfg.selfplay;
+    let nets = WorkerNets::new(game, &model, &device, sp.inference, sp.server_options()?)
+        .map_err(SelfPlayError::Server)?;
     let progress = Progress::default();
     let summary = with_progress(args.games, &progress, || {
         selfplay::run(
@@ -90,7 +93,7 @@ fn play<G: Game>(game: &G, args: Args, cfg: RunConfig) -> anyhow::Result<()> {
             generation,
             &args.out,
             &format!("g{generation:06}-s{}", args.seed),
-            NetEvaluator::per_worker(game, &model, &device),
+            nets.maker(),
             &progress,
             &|| false,
         )

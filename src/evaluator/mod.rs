@@ -62,3 +62,6 @@ impl<S: State> Evaluator<S> for UniformEvaluator {
             .collect()
     }
 }
+
+mod server;
+pub use server::{BatchServer, Inference, ServerClient, ServerOptions, ServerStats};

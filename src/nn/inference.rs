@@ -126,25 +126,6 @@ pub struct NetEvaluator<G: Game> {
 }
 
 impl<G: Game> NetEvaluator<G> {
-    /// A maker of evaluators on `model`'s weights with the default options,
-    /// one per call: what self-play asks of each worker (the worker's index
-    /// is not needed).
-    pub fn per_worker<'a>(
-        game: &'a G,
-        model: &'a Model,
-        device: &'a Device,
-    ) -> impl Fn(usize) -> Result<NetEvaluator<G>, String> + Sync + 'a {
-        move |_| {
-            NetEvaluator::new(
-                game.clone(),
-                model.clone(),
-                device.clone(),
-                InferenceOptions::default(),
-            )
-            .map_err(|e| e.to_string())
-        }
-    }
-
     /// Wraps `model` (switched to inference mode), a network for `game`, on
     /// `device`.
     pub fn new(

@@ -13,6 +13,7 @@ pub mod inference;
 mod kernels;
 pub mod model;
 pub mod weights;
+pub mod workers;
 
 use std::path::PathBuf;
 
@@ -24,6 +25,7 @@ pub use cpu::{CpuNet, CpuOutput};
 pub use inference::{CacheStats, InferenceOptions, NetEvaluator};
 pub use model::{Model, ModelOutput};
 pub use weights::{load_weights, save_weights};
+pub use workers::{WorkerNet, WorkerNets};
 
 /// What can go wrong around the network.
 #[derive(Debug, thiserror::Error)]

@@ -232,6 +232,9 @@ pub const SAFE_TO_CHANGE: &[&str] = &[
     "selfplay.workers",
     "selfplay.games_in_flight",
     "selfplay.games_per_file",
+    "selfplay.inference",
+    "selfplay.server_batch",
+    "selfplay.server_wait_ms",
     "train.learning_rate",
     "train.threads",
     "gating.games",
@@ -409,6 +412,9 @@ impl RunConfig {
                 "selfplay.games_in_flight and selfplay.games_per_file must be at least 1".into(),
             );
         }
+        self.selfplay
+            .server_options()
+            .map_err(|e| format!("selfplay: {e}"))?;
         Ok(())
     }
 
@@ -507,6 +513,26 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("typo"), "{e}");
+    }
+
+    #[test]
+    fn inference_settings_are_checked() {
+        let server =
+            RunConfig::from_toml("[selfplay]\ninference = \"server\"\n", "c.toml").unwrap();
+        assert_eq!(
+            server.selfplay.inference,
+            crate::evaluator::Inference::Server
+        );
+        for (text, needle) in [
+            ("[selfplay]\ninference = \"gpu\"\n", "gpu"),
+            ("[selfplay]\nserver_batch = 0\n", "server_batch"),
+            ("[selfplay]\nserver_wait_ms = -2.0\n", "server_wait_ms"),
+        ] {
+            let e = RunConfig::from_toml(text, "c.toml")
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains("c.toml") && e.contains(needle), "{e}");
+        }
     }
 
     #[test]

@@ -29,10 +29,10 @@ use super::progress::Phase;
 use super::shared::SharedRun;
 use crate::arena::GamePlayers;
 use crate::checkpoint::{self, CheckpointMeta};
-use crate::nn::{Model, NetEvaluator};
+use crate::nn::{Model, WorkerNets};
 use crate::replay::record::{self, RecordError};
 use crate::replay::window::ReplayWindow;
-use crate::selfplay::{self, Progress};
+use crate::selfplay::{self, Progress, SelfPlayError};
 use crate::train::Trainer;
 use crate::util::{sub_seed, write_atomic};
 
@@ -565,6 +565,15 @@ impl<'a, G: GamePlayers> Loop<'a, G> {
                 ),
             );
         };
+        let sp = &self.cfg.selfplay;
+        let nets = WorkerNets::new(
+            self.game,
+            model,
+            &self.device,
+            sp.inference,
+            sp.server_options()?,
+        )
+        .map_err(SelfPlayError::Server)?;
         let summary = std::thread::scope(|scope| {
             scope.spawn(|| {
                 while !done.load(Ordering::Relaxed) {
@@ -581,7 +590,7 @@ impl<'a, G: GamePlayers> Loop<'a, G> {
                 self.best,
                 &self.run.selfplay(),
                 &RunDir::record_prefix(g, attempt),
-                NetEvaluator::per_worker(self.game, model, &self.device),
+                nets.maker(),
                 &progress,
                 &|| self.stopping(),
             );

@@ -19,8 +19,8 @@ use super::config::RunConfig;
 use super::shared::{RECORDS, SharedRun};
 use crate::arena::GamePlayers;
 use crate::checkpoint;
-use crate::nn::{Model, NetEvaluator};
-use crate::selfplay::{self, Progress};
+use crate::nn::{Model, WorkerNets};
+use crate::selfplay::{self, Progress, SelfPlayError};
 use crate::util::{mix64, sub_seed};
 
 /// Who a worker is and how it runs.
@@ -144,6 +144,9 @@ pub fn work<G: GamePlayers>(
         let t = Instant::now();
         let prefix = format!("w-{}-b{batch:06}", opts.id);
         let progress = Progress::default();
+        let sp = &selfplay_cfg;
+        let nets = WorkerNets::new(game, model, &device, sp.inference, sp.server_options()?)
+            .map_err(SelfPlayError::Server)?;
         let played = selfplay::run(
             game,
             &selfplay_cfg,
@@ -153,7 +156,7 @@ pub fn work<G: GamePlayers>(
             *g,
             &opts.spool,
             &prefix,
-            NetEvaluator::per_worker(game, model, &device),
+            nets.maker(),
             &progress,
             &|| stop.load(Ordering::Relaxed),
         )?;

@@ -15,7 +15,7 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use serde::{Deserialize, Serialize};
 
-use crate::evaluator::Evaluator;
+use crate::evaluator::{Evaluator, Inference, ServerOptions};
 use crate::game::{Color, Game, GameResult, State};
 use crate::mcts::batch::{self, Batches, InFlight};
 use crate::mcts::{Search, SearchConfig, SearchError};
@@ -45,6 +45,13 @@ pub struct SelfPlayConfig {
     pub resign: bool,
     /// Complete games per record file.
     pub games_per_file: usize,
+    /// Each worker its own network, or one network serving them all.
+    pub inference: Inference,
+    /// With a server: the most positions in one network call.
+    pub server_batch: usize,
+    /// With a server: the longest wait, in milliseconds, for more workers'
+    /// batches after the first.
+    pub server_wait_ms: f64,
 }
 
 impl Default for SelfPlayConfig {
@@ -58,6 +65,9 @@ impl Default for SelfPlayConfig {
             resign_check_share: 0.1,
             resign: true,
             games_per_file: 16,
+            inference: Inference::PerWorker,
+            server_batch: 512,
+            server_wait_ms: 2.0,
         }
     }
 }
@@ -71,6 +81,25 @@ impl SelfPlayConfig {
             self.workers
         }
     }
+
+    /// The inference server's settings, when `inference` asks for one.
+    pub fn server_options(&self) -> Result<ServerOptions, SelfPlayError> {
+        if self.server_batch == 0 {
+            return Err(SelfPlayError::Config(
+                "server_batch must be at least 1".into(),
+            ));
+        }
+        if !(self.server_wait_ms.is_finite() && self.server_wait_ms >= 0.0) {
+            return Err(SelfPlayError::Config(format!(
+                "server_wait_ms must be a number of milliseconds >= 0, not {}",
+                self.server_wait_ms
+            )));
+        }
+        Ok(ServerOptions {
+            max_batch: self.server_batch,
+            max_wait: Duration::from_secs_f64(self.server_wait_ms / 1000.0),
+        })
+    }
 }
 
 /// What can stop self-play.
@@ -82,6 +111,8 @@ pub enum SelfPlayError {
     Search(#[from] SearchError),
     #[error("worker {worker}: cannot build its evaluator: {msg}")]
     Evaluator { worker: usize, msg: String },
+    #[error("cannot start the inference server: {0}")]
+    Server(String),
     #[error("invalid self-play config: {0}")]
     Config(String),
 }
