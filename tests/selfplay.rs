@@ -143,49 +143,69 @@ fn a_stop_request_keeps_finished_games_and_drops_the_rest() {
     assert_eq!(on_disk as u64, s.games);
 }
 
-#[test]
-fn a_tiny_network_plays_and_its_records_read_back_identical() {
-    use yinsh_zero::nn::{InferenceOptions, ModelConfig, NetEvaluator, default_device};
-    let dir = tempfile::tempdir().unwrap();
-    let device = default_device();
-    let model = ModelConfig::new()
+/// A 1-block, 8-channel network for blitz games.
+fn tiny_net() -> (yinsh_zero::nn::Model, burn::tensor::Device) {
+    let device = yinsh_zero::nn::default_device();
+    let model = yinsh_zero::nn::ModelConfig::new()
         .with_blocks(1)
         .with_channels(8)
         .init(&BLITZ.net_shape(), &device);
-    let cfg = SelfPlayConfig {
-        workers: 2,
-        games_in_flight: 2,
-        games_per_file: 1,
-        ..SelfPlayConfig::default()
-    };
+    (model, device)
+}
+
+/// Plays `games` blitz games with a tiny search and `make`'s evaluators.
+fn play_with<E, F>(
+    dir: &Path,
+    cfg: &SelfPlayConfig,
+    games: u64,
+    make: F,
+) -> selfplay::SelfPlaySummary
+where
+    E: yinsh_zero::evaluator::Evaluator<yinsh_zero::yinsh::Position>,
+    F: Fn(usize) -> Result<E, String> + Sync,
+{
     let search = SearchConfig {
         simulations: 8,
         gumbel: true,
         gumbel_m: 4,
         ..SearchConfig::default()
     };
-    let s = selfplay::run(
+    selfplay::run(
         &BLITZ,
-        &cfg,
+        cfg,
         &search,
-        4,
+        games,
         9,
         1,
-        dir.path(),
+        dir,
         "g000001",
-        |_| {
-            NetEvaluator::new(
-                BLITZ,
-                model.clone(),
-                device.clone(),
-                InferenceOptions::default(),
-            )
-            .map_err(|e| e.to_string())
-        },
+        make,
         &Progress::default(),
         &|| false,
     )
-    .unwrap();
+    .unwrap()
+}
+
+#[test]
+fn a_tiny_network_plays_and_its_records_read_back_identical() {
+    use yinsh_zero::nn::{InferenceOptions, NetEvaluator};
+    let dir = tempfile::tempdir().unwrap();
+    let (model, device) = tiny_net();
+    let cfg = SelfPlayConfig {
+        workers: 2,
+        games_in_flight: 2,
+        games_per_file: 1,
+        ..SelfPlayConfig::default()
+    };
+    let s = play_with(dir.path(), &cfg, 4, |_| {
+        NetEvaluator::new(
+            BLITZ,
+            model.clone(),
+            device.clone(),
+            InferenceOptions::default(),
+        )
+        .map_err(|e| e.to_string())
+    });
     assert_eq!(s.games, 4);
     for f in &s.files {
         let bytes = fs::read(f).unwrap();
@@ -197,25 +217,15 @@ fn a_tiny_network_plays_and_its_records_read_back_identical() {
 #[test]
 fn workers_sharing_one_network_through_the_inference_server_play_whole_games() {
     use yinsh_zero::evaluator::Inference;
-    use yinsh_zero::nn::{ModelConfig, WorkerNets, default_device};
+    use yinsh_zero::nn::WorkerNets;
     let dir = tempfile::tempdir().unwrap();
-    let device = default_device();
-    let model = ModelConfig::new()
-        .with_blocks(1)
-        .with_channels(8)
-        .init(&BLITZ.net_shape(), &device);
+    let (model, device) = tiny_net();
     let cfg = SelfPlayConfig {
         workers: 3,
         games_in_flight: 2,
         games_per_file: 1,
         inference: Inference::Server,
         ..SelfPlayConfig::default()
-    };
-    let search = SearchConfig {
-        simulations: 8,
-        gumbel: true,
-        gumbel_m: 4,
-        ..SearchConfig::default()
     };
     let nets = WorkerNets::new(
         &BLITZ,
@@ -225,26 +235,13 @@ fn workers_sharing_one_network_through_the_inference_server_play_whole_games() {
         cfg.server_options().unwrap(),
     )
     .unwrap();
-    let s = selfplay::run(
-        &BLITZ,
-        &cfg,
-        &search,
-        6,
-        9,
-        1,
-        dir.path(),
-        "g000001",
-        nets.maker(),
-        &Progress::default(),
-        &|| false,
-    )
-    .unwrap();
+    let s = play_with(dir.path(), &cfg, 6, nets.maker());
     assert_eq!(s.games, 6);
     for f in &s.files {
         assert_eq!(record::read(&BLITZ, f).unwrap().meta.games, 1);
     }
     // Every position the workers asked about went through the one network,
-    // in fewer calls than the workers made.
+    // in no more calls than the workers made.
     let server = nets.server_stats().expect("a server runs");
     assert_eq!(server.positions, s.evaluated);
     assert_eq!(server.requests, s.batches);
