@@ -492,6 +492,10 @@ fn flying_and_the_no_progress_draw() {
     next.play(game(Variant::Nine).parse_action(&pos, "g4-a7").unwrap())
         .unwrap();
     assert!(next.removing() && !next.is_over());
+    // ... and a record of that removal reads back (self-play stores it).
+    let back = Position::from_parts(Variant::Nine, next.parts()).unwrap();
+    assert!(back.removing() && back.quiet_moves() == NO_PROGRESS_LIMIT);
+    assert_eq!(back.legal_actions(), next.legal_actions());
 }
 
 #[test]

@@ -5,25 +5,33 @@ use std::path::Path;
 use std::process::Command;
 use std::sync::{Arc, OnceLock};
 
-use yinsh_zero::arena::morris_grade::{GradeOptions, grade};
+use yinsh_zero::arena::morris_grade::{GradeOptions, Tally, grade};
 use yinsh_zero::arena::parse_game_player;
 use yinsh_zero::morris::db::Database;
 use yinsh_zero::morris::solve::{SolveOptions, solve};
 use yinsh_zero::morris::{Morris, Variant};
 
+fn solved(variant: Variant, max_stones: Option<u8>) -> tempfile::TempDir {
+    let d = tempfile::tempdir().unwrap();
+    let opts = SolveOptions {
+        variant,
+        dir: d.path().to_path_buf(),
+        max_stones,
+    };
+    solve(&opts, |_| {}).unwrap();
+    d
+}
+
 fn three_db() -> &'static Path {
     static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
-    DIR.get_or_init(|| {
-        let d = tempfile::tempdir().unwrap();
-        let opts = SolveOptions {
-            variant: Variant::Three,
-            dir: d.path().to_path_buf(),
-            max_stones: None,
-        };
-        solve(&opts, |_| {}).unwrap();
-        d
-    })
-    .path()
+    DIR.get_or_init(|| solved(Variant::Three, None)).path()
+}
+
+/// Six Men's Morris's moving phase with at most four stones a side: four
+/// endgame layers and nothing of the opening.
+fn six_endgame_db() -> &'static Path {
+    static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
+    DIR.get_or_init(|| solved(Variant::Six, Some(4))).path()
 }
 
 fn options() -> GradeOptions {
@@ -32,6 +40,7 @@ fn options() -> GradeOptions {
         random_positions: 150,
         perfect_games: 6,
         random_opening: 2,
+        endgame_positions: 0,
         seed: 3,
     }
 }
@@ -137,4 +146,64 @@ fn the_grade_command_reports_and_refuses_what_it_cannot_grade() {
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("greedy"), "{err}");
+}
+
+#[test]
+fn endgame_positions_are_drawn_from_every_solved_layer_and_graded_by_layer() {
+    let game = Morris::new(Variant::Six);
+    let db = Arc::new(Database::open(six_endgame_db(), Variant::Six).unwrap());
+    let opts = GradeOptions {
+        own_games: 0,
+        random_positions: 0,
+        perfect_games: 0,
+        endgame_positions: 200,
+        ..options()
+    };
+    let spec = format!("perfect:db={}", six_endgame_db().display());
+    let mut perfect = |seed| parse_game_player(&game, &spec, seed).map_err(|e| e.to_string());
+    let r = grade(&game, &db, &mut perfect, None, &opts).unwrap();
+    let layers: Vec<&str> = r.endgame.keys().map(|k| k.as_str()).collect();
+    assert_eq!(layers, ["3:3", "3:4", "4:3", "4:4"]);
+    let total = r
+        .endgame
+        .values()
+        .fold(Tally::default(), |a, t| a.merged(t));
+    assert_eq!(total.decisions, 200);
+    assert_eq!(total.unsolved, 0);
+    assert_eq!(total.optimal, 200, "{:?}", r.endgame);
+    assert!(total.critical > 0);
+
+    // The same draw of positions for another player, who errs.
+    let mut random = |seed| parse_game_player(&game, "random", seed).map_err(|e| e.to_string());
+    let r = grade(&game, &db, &mut random, None, &opts).unwrap();
+    let t = r
+        .endgame
+        .values()
+        .fold(Tally::default(), |a, t| a.merged(t));
+    assert_eq!(t.decisions, 200);
+    assert_eq!(t.critical, total.critical, "the same positions");
+    assert!(
+        t.optimal < t.decisions && t.critical_preserving < t.critical,
+        "{t:?}"
+    );
+
+    // Through the command, beside the other samples (whose positions lie
+    // mostly outside these layers).
+    let out = Command::new(env!("CARGO_BIN_EXE_yinsh-zero"))
+        .args(["grade", "--variant", "six", "--db"])
+        .arg(six_endgame_db())
+        .args(["--player", "alphabeta:depth=2", "--games", "1"])
+        .args(["--positions", "5", "--vs-perfect", "0", "--endgame", "30"])
+        .arg("--json")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(j["endgame_total"]["decisions"], 30, "{j}");
+    let share = j["endgame_optimal_share"].as_f64().unwrap();
+    assert!((0.0..=1.0).contains(&share), "{j}");
 }

@@ -11,6 +11,7 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use serde::Serialize;
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use super::game::{PlayError, play_game};
@@ -18,8 +19,9 @@ use super::morris_perfect::PerfectPlayer;
 use super::player::Player;
 use crate::evaluator::Evaluator;
 use crate::game::{Color, Game, GameResult, State, random_opening};
+use crate::morris::address::Layer;
 use crate::morris::db::{Database, DbError, Outcome};
-use crate::morris::{Morris, Position};
+use crate::morris::{Morris, Parts, Position};
 use crate::util::sub_seed;
 
 /// How much to measure.
@@ -35,6 +37,12 @@ pub struct GradeOptions {
     /// they differ. Games against the perfect player start from the empty
     /// board (the perfect player breaks ties at random).
     pub random_opening: u32,
+    /// Positions drawn from the database's solved moving-phase layers (the
+    /// endgame of Nine Men's Morris, which the player's own games and
+    /// random play seldom reach): each solved layer equally likely, each of
+    /// its states equally likely, in a random one of its symmetric forms,
+    /// either colour to move.
+    pub endgame_positions: usize,
     pub seed: u64,
 }
 
@@ -57,6 +65,18 @@ pub struct Tally {
 }
 
 impl Tally {
+    /// The two samples' decisions together.
+    pub fn merged(&self, o: &Tally) -> Tally {
+        Tally {
+            decisions: self.decisions + o.decisions,
+            preserving: self.preserving + o.preserving,
+            optimal: self.optimal + o.optimal,
+            critical: self.critical + o.critical,
+            critical_preserving: self.critical_preserving + o.critical_preserving,
+            unsolved: self.unsolved + o.unsolved,
+        }
+    }
+
     /// Share of value-keeping decisions.
     pub fn preserving_share(&self) -> f64 {
         share(self.preserving, self.decisions)
@@ -117,12 +137,23 @@ pub struct GradeReport {
     pub own_games: Tally,
     /// Decisions on positions from random play.
     pub random_positions: Tally,
-    /// The network's value head on all those positions, where one was given.
+    /// Decisions on positions drawn from the solved moving-phase layers,
+    /// by layer (`a:b`: the mover's stones, the opponent's).
+    pub endgame: BTreeMap<String, Tally>,
+    /// The network's value head on the own-game and random positions,
+    /// where one was given.
     pub value_head: Option<ValueTally>,
+    /// ... and on the endgame positions.
+    pub endgame_value_head: Option<ValueTally>,
     pub versus_perfect: VersusPerfect,
+    /// The player's own decisions in its games against the perfect player:
+    /// where a lost game was thrown away.
+    pub versus_perfect_decisions: Tally,
     /// A few value-losing decisions, for people to look at: the position,
     /// the action and what it turned.
     pub mistakes: Vec<String>,
+    /// ... and a few of its games against the perfect player.
+    pub versus_perfect_mistakes: Vec<String>,
 }
 
 fn outcome_index(o: Outcome) -> usize {
@@ -142,6 +173,8 @@ pub enum GradeError {
     Play(#[from] PlayError),
     #[error("{0}")]
     Player(String),
+    #[error("{0}")]
+    NoEndgame(String),
 }
 
 const MISTAKES_KEPT: usize = 10;
@@ -192,10 +225,128 @@ fn grade_decision(
     if !keeps && mistakes.len() < MISTAKES_KEPT {
         let best_value = values.iter().find(|(_, v)| v.rank() == best).unwrap().1;
         mistakes.push(format!(
-            "{pos}\nplayed {action} ({chosen}) where {best_value} was there"
+            "{pos}\nply {}: played {action} ({chosen}) where {best_value} was there",
+            pos.parts().ply
         ));
     }
     Ok(())
+}
+
+/// `player`'s decision in `pos`, met fresh (no game before it).
+fn decide(
+    player: &mut dyn Player<Position>,
+    pos: &Position,
+) -> Result<<Position as State>::Action, GradeError> {
+    player.new_game(pos);
+    let action = player
+        .try_choose(pos)
+        .map_err(|e| GradeError::Player(e.to_string()))?;
+    if !pos.is_legal(action) {
+        return Err(GradeError::Player(format!(
+            "`{}` chose the illegal {action} in\n{pos}",
+            player.name()
+        )));
+    }
+    Ok(action)
+}
+
+/// The value head's verdicts on every position of `positions` the
+/// database knows.
+fn judge_values(
+    db: &Database,
+    head: &mut dyn Evaluator<Position>,
+    positions: Vec<Position>,
+) -> Result<ValueTally, GradeError> {
+    let mut tally = ValueTally::default();
+    let mut known = Vec::new();
+    let mut truths = Vec::new();
+    for pos in positions {
+        match db.value(&pos) {
+            Ok(v) => {
+                truths.push(outcome_index(v.outcome));
+                known.push(pos);
+            }
+            Err(e) if e.is_not_solved() => {}
+            Err(e) => return Err(e.into()),
+        }
+    }
+    for (chunk, truth) in known.chunks(256).zip(truths.chunks(256)) {
+        for (ev, &t) in head.evaluate(chunk).iter().zip(truth) {
+            let guess = (0..3)
+                .max_by(|&a, &b| ev.wdl[a].total_cmp(&ev.wdl[b]))
+                .expect("three outcomes");
+            tally.confusion[t][guess] += 1;
+        }
+    }
+    Ok(tally)
+}
+
+/// `n` positions between turns from the solved moving-phase layers (see
+/// [`GradeOptions::endgame_positions`]); states that are already over (the
+/// mover cannot move) are drawn again.
+fn endgame_sample(
+    game: &Morris,
+    db: &Database,
+    n: usize,
+    rng: &mut SmallRng,
+) -> Result<Vec<Position>, GradeError> {
+    if n == 0 {
+        return Ok(Vec::new());
+    }
+    let mut layers: Vec<Layer> = db.layers().filter(|l| l.is_moving()).collect();
+    layers.sort();
+    let mut solved = Vec::new();
+    for l in layers {
+        let s = db.layer(l)?;
+        if !s.index.is_empty() {
+            solved.push(s);
+        }
+    }
+    if solved.is_empty() {
+        return Err(GradeError::NoEndgame(format!(
+            "the database at {} has no solved moving-phase layer to draw endgame positions from",
+            db.dir().display()
+        )));
+    }
+    let geo = game.rules.geometry();
+    let mut out = Vec::with_capacity(n);
+    // Blocked states are rare, but a layer of nothing else would loop.
+    let mut tries = 0usize;
+    while out.len() < n {
+        tries += 1;
+        if tries > 1000 * n {
+            return Err(GradeError::NoEndgame(format!(
+                "only {} of {n} endgame positions found: the solved layers hold almost no playable state",
+                out.len()
+            )));
+        }
+        let s = &solved[rng.random_range(0..solved.len())];
+        let (m, o) = s.index.masks(rng.random_range(0..s.index.len()) as u32);
+        let sym = &geo.symmetries[rng.random_range(0..geo.symmetries.len())];
+        let to_act = if rng.random_bool(0.5) {
+            Color::White
+        } else {
+            Color::Black
+        };
+        let mut stones = [0; 2];
+        stones[to_act.index()] = sym.map(m);
+        stones[(!to_act).index()] = sym.map(o);
+        let parts = Parts {
+            stones,
+            hand: [0, 0],
+            to_act,
+            removing: false,
+            // Every stone placed and some taken: a ply count a game could show.
+            ply: 2 * u32::from(geo.stones)
+                + 2 * (2 * u32::from(geo.stones) - m.count_ones() - o.count_ones()),
+            quiet: 0,
+            reps: 1,
+        };
+        if let Ok(pos) = Position::from_parts(game.rules, parts) {
+            out.push(pos);
+        }
+    }
+    Ok(out)
 }
 
 /// Grades the player that `make_player(seed)` builds against the database
@@ -247,16 +398,7 @@ pub fn grade(
             }
             pos = next;
         }
-        player.new_game(&pos);
-        let action = player
-            .try_choose(&pos)
-            .map_err(|e| GradeError::Player(e.to_string()))?;
-        if !pos.is_legal(action) {
-            return Err(GradeError::Player(format!(
-                "`{}` chose the illegal {action} in\n{pos}",
-                player.name()
-            )));
-        }
+        let action = decide(player.as_mut(), &pos)?;
         grade_decision(
             db,
             &pos,
@@ -268,30 +410,22 @@ pub fn grade(
         found += 1;
     }
 
-    // The value head on every graded position the database knows.
+    let endgame = endgame_sample(game, db, opts.endgame_positions, &mut rng)?;
+    for pos in &endgame {
+        let action = decide(player.as_mut(), pos)?;
+        let (layer, ..) = crate::morris::address::locate(pos).map_err(GradeError::Player)?;
+        let tally = report
+            .endgame
+            .entry(format!("{}:{}", layer.a, layer.b))
+            .or_default();
+        grade_decision(db, pos, action, tally, &mut report.mistakes)?;
+    }
+
     if let Some(head) = value_head {
-        let mut tally = ValueTally::default();
-        let mut known = Vec::new();
-        let mut truths = Vec::new();
-        for pos in judged {
-            match db.value(&pos) {
-                Ok(v) => {
-                    truths.push(outcome_index(v.outcome));
-                    known.push(pos);
-                }
-                Err(e) if e.is_not_solved() => {}
-                Err(e) => return Err(e.into()),
-            }
+        report.value_head = Some(judge_values(db, &mut *head, judged)?);
+        if !endgame.is_empty() {
+            report.endgame_value_head = Some(judge_values(db, head, endgame)?);
         }
-        for (chunk, truth) in known.chunks(256).zip(truths.chunks(256)) {
-            for (ev, &t) in head.evaluate(chunk).iter().zip(truth) {
-                let guess = (0..3)
-                    .max_by(|&a, &b| ev.wdl[a].total_cmp(&ev.wdl[b]))
-                    .expect("three outcomes");
-                tally.confusion[t][guess] += 1;
-            }
-        }
-        report.value_head = Some(tally);
     }
 
     // Against the perfect player, colours alternated.
@@ -315,6 +449,19 @@ pub fn grade(
         } else {
             play_game(&mut perfect, me.as_mut(), pos)?
         };
+        let mut pos = record.start.clone();
+        for &a in &record.actions {
+            if pos.to_act() == my_colour {
+                grade_decision(
+                    db,
+                    &pos,
+                    a,
+                    &mut report.versus_perfect_decisions,
+                    &mut report.versus_perfect_mistakes,
+                )?;
+            }
+            pos.play_unchecked(a);
+        }
         let v = &mut report.versus_perfect;
         match record.result {
             GameResult::Draw => v.draws += 1,

@@ -53,6 +53,12 @@ pub struct Args {
     /// Positions from random play the player decides on.
     #[arg(long, default_value_t = 200)]
     pub positions: usize,
+    /// Morris: positions drawn from the database's solved moving-phase
+    /// layers (each layer, and each state in it, equally likely), graded by
+    /// layer: Nine Men's Morris's endgame, which whole games seldom reach
+    /// inside the solved layers.
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    pub endgame: usize,
     /// Games against the database's perfect player (colours alternated,
     /// from the empty board); for the grid game, games against the solver
     /// on each side.
@@ -111,6 +117,20 @@ fn print_text(player: &str, report: &GradeReport, mistakes: bool) {
             v.confusion
         );
     }
+    if !report.endgame.is_empty() {
+        for (layer, t) in &report.endgame {
+            println!("{}", tally_line(&format!("endgame {layer}"), t));
+        }
+        println!("{}", tally_line("endgame, all", &endgame_total(report)));
+    }
+    if let Some(v) = &report.endgame_value_head {
+        println!(
+            "value head, endgame {:>5} positions: {:.1}% right (confusion {:?})",
+            v.positions(),
+            100.0 * v.accuracy(),
+            v.confusion
+        );
+    }
     let p = &report.versus_perfect;
     let n = p.wins + p.draws + p.losses;
     if n > 0 {
@@ -121,12 +141,29 @@ fn print_text(player: &str, report: &GradeReport, mistakes: bool) {
             p.losses,
             100.0 * (f64::from(p.wins) + 0.5 * f64::from(p.draws)) / f64::from(n)
         );
+        println!(
+            "{}",
+            tally_line("  its decisions", &report.versus_perfect_decisions)
+        );
     }
     if mistakes {
         for m in &report.mistakes {
             println!("\n{m}");
         }
+        if !report.versus_perfect_mistakes.is_empty() {
+            println!("\nin games against perfect:");
+            for m in &report.versus_perfect_mistakes {
+                println!("\n{m}");
+            }
+        }
     }
+}
+
+fn endgame_total(report: &GradeReport) -> Tally {
+    report
+        .endgame
+        .values()
+        .fold(Tally::default(), |a, t| a.merged(t))
 }
 
 fn pct(x: f64) -> String {
@@ -288,6 +325,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         random_positions: args.positions,
         perfect_games: args.vs_perfect,
         random_opening: args.opening,
+        endgame_positions: args.endgame,
         seed: args.seed,
     };
     let mut make = |seed: u64| parse_game_player(&game, &spec, seed).map_err(|e| e.to_string());
@@ -311,7 +349,16 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 "random_positions_preserving_share": report.random_positions.preserving_share(),
                 "value_head": report.value_head,
                 "value_head_accuracy": report.value_head.as_ref().map(|v| v.accuracy()),
+                "endgame": report.endgame,
+                "endgame_total": endgame_total(&report),
+                "endgame_optimal_share": endgame_total(&report).optimal_share(),
+                "endgame_preserving_share": endgame_total(&report).preserving_share(),
+                "endgame_value_head": report.endgame_value_head,
+                "endgame_value_head_accuracy": report.endgame_value_head.as_ref().map(|v| v.accuracy()),
                 "versus_perfect": report.versus_perfect,
+                "versus_perfect_decisions": report.versus_perfect_decisions,
+                "mistakes": report.mistakes,
+                "versus_perfect_mistakes": report.versus_perfect_mistakes,
             })
         );
     } else {

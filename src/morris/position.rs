@@ -268,7 +268,9 @@ impl Position {
         if !removing && p.legal_actions().is_empty() {
             return Err(format!("{to_act} cannot move: the game is over"));
         }
-        if quiet >= NO_PROGRESS_LIMIT {
+        // A mill closed on the last quiet move still removes (the removal
+        // resets the count), so only a position between turns is over.
+        if !removing && quiet >= NO_PROGRESS_LIMIT {
             return Err("the no-progress limit is reached: the game is over".into());
         }
         if geo.mill_wins {
