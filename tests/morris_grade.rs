@@ -34,6 +34,22 @@ fn six_endgame_db() -> &'static Path {
     DIR.get_or_init(|| solved(Variant::Six, Some(4))).path()
 }
 
+/// `yinsh-zero grade ARGS --json`, which must succeed.
+fn grade_json(args: &[&str]) -> serde_json::Value {
+    let out = Command::new(env!("CARGO_BIN_EXE_yinsh-zero"))
+        .arg("grade")
+        .args(args)
+        .arg("--json")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
 fn options() -> GradeOptions {
     GradeOptions {
         own_games: 6,
@@ -79,33 +95,20 @@ fn the_perfect_player_keeps_every_value_and_random_play_does_not() {
 fn the_grade_command_reports_and_refuses_what_it_cannot_grade() {
     let bin = env!("CARGO_BIN_EXE_yinsh-zero");
     let db = three_db().display().to_string();
-    let out = Command::new(bin)
-        .args([
-            "grade",
-            "--variant",
-            "three",
-            "--db",
-            &db,
-            "--player",
-            "alphabeta:depth=2",
-        ])
-        .args([
-            "--games",
-            "2",
-            "--positions",
-            "40",
-            "--vs-perfect",
-            "2",
-            "--json",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let j = grade_json(&[
+        "--variant",
+        "three",
+        "--db",
+        &db,
+        "--player",
+        "alphabeta:depth=2",
+        "--games",
+        "2",
+        "--positions",
+        "40",
+        "--vs-perfect",
+        "2",
+    ]);
     assert_eq!(j["random_positions"]["decisions"], 40);
     let share = j["random_positions_preserving_share"].as_f64().unwrap();
     assert!((0.0..=1.0).contains(&share), "{j}");
@@ -189,20 +192,23 @@ fn endgame_positions_are_drawn_from_every_solved_layer_and_graded_by_layer() {
 
     // Through the command, beside the other samples (whose positions lie
     // mostly outside these layers).
-    let out = Command::new(env!("CARGO_BIN_EXE_yinsh-zero"))
-        .args(["grade", "--variant", "six", "--db"])
-        .arg(six_endgame_db())
-        .args(["--player", "alphabeta:depth=2", "--games", "1"])
-        .args(["--positions", "5", "--vs-perfect", "0", "--endgame", "30"])
-        .arg("--json")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let db = six_endgame_db().display().to_string();
+    let j = grade_json(&[
+        "--variant",
+        "six",
+        "--db",
+        &db,
+        "--player",
+        "alphabeta:depth=2",
+        "--games",
+        "1",
+        "--positions",
+        "5",
+        "--vs-perfect",
+        "0",
+        "--endgame",
+        "30",
+    ]);
     assert_eq!(j["endgame_total"]["decisions"], 30, "{j}");
     let share = j["endgame_optimal_share"].as_f64().unwrap();
     assert!((0.0..=1.0).contains(&share), "{j}");
