@@ -312,13 +312,14 @@ pub fn bench_train<G: crate::game::Game>(
                     outcome: 0,
                     margin: game.margin(&pos, pos.to_act()),
                     moves_left: None,
+                    search_wdl: None,
                 });
             }
             pos.play_unchecked(legal[rng.random_range(0..legal.len())]);
         }
     }
     let refs: Vec<&WindowSample<G::State>> = samples.iter().take(cfg.train.batch_size).collect();
-    let batch = Batch::new(game, &refs, cfg.train.value_discount as f32, &mut rng);
+    let batch = Batch::new(game, &refs, cfg.train.value_target(), &mut rng);
     let device = cfg.run.backend.device()?;
     let model = cfg.model.to_model_config().init(&game.net_shape(), &device);
     let mut trainer = if burn_graph {

@@ -8,7 +8,7 @@ use rand::{Rng, SeedableRng};
 use yinsh_zero::game::{Game, State};
 use yinsh_zero::grid::Grid;
 use yinsh_zero::nn::{Model, ModelConfig, default_device};
-use yinsh_zero::replay::window::WindowSample;
+use yinsh_zero::replay::window::{ValueTarget, WindowSample};
 use yinsh_zero::train::config::{OptimizerKind, TrainConfig};
 use yinsh_zero::train::{Batch, StepMetrics, Trainer};
 use yinsh_zero::yinsh::Yinsh;
@@ -35,13 +35,22 @@ fn batch<G: Game>(game: &G, n: usize, seed: u64) -> Batch {
                     outcome: rng.random_range(-1..=1),
                     margin: game.margin(&pos, pos.to_act()),
                     moves_left: Some(rng.random_range(1..30)),
+                    search_wdl: rng.random_bool(0.7).then(|| {
+                        let w: f32 = rng.random_range(0.0..0.6);
+                        let l: f32 = rng.random_range(0.0..0.4);
+                        [w, 1.0 - w - l, l]
+                    }),
                 });
             }
             pos.play_unchecked(legal[rng.random_range(0..legal.len())]);
         }
     }
     let refs: Vec<_> = samples.iter().collect();
-    Batch::new(game, &refs, 0.97, &mut rng)
+    let target = ValueTarget {
+        discount: 0.97,
+        search_weight: 0.3,
+    };
+    Batch::new(game, &refs, target, &mut rng)
 }
 
 /// Every parameter's values, in the module's order.

@@ -106,7 +106,7 @@ fn trained_checkpoint(root: &std::path::Path, shape: &ModelSection) -> std::path
     use rand::SeedableRng;
     use yinsh_zero::evaluator::UniformEvaluator;
     use yinsh_zero::mcts::SearchConfig;
-    use yinsh_zero::replay::window::{ReplayWindow, WindowConfig};
+    use yinsh_zero::replay::window::{ReplayWindow, ValueTarget, WindowConfig};
     use yinsh_zero::selfplay::{self, Progress, SelfPlayConfig};
     use yinsh_zero::train::config::TrainConfig;
     use yinsh_zero::train::{Batch, Trainer};
@@ -150,7 +150,12 @@ fn trained_checkpoint(root: &std::path::Path, shape: &ModelSection) -> std::path
     let mut t = Trainer::new(model, train, &device, 0);
     let mut rng = rand::rngs::SmallRng::seed_from_u64(4);
     for _ in 0..5 {
-        let batch = Batch::new(&BLITZ, &w.sample(&mut rng, 16), 1.0, &mut rng);
+        let batch = Batch::new(
+            &BLITZ,
+            &w.sample(&mut rng, 16),
+            ValueTarget::default(),
+            &mut rng,
+        );
         t.step(&batch);
     }
     let meta = CheckpointMeta {

@@ -14,7 +14,7 @@ use yinsh_zero::evaluator::Evaluator;
 use yinsh_zero::game::{Game, State};
 use yinsh_zero::nn::bench::sample_positions;
 use yinsh_zero::nn::{CpuNet, InferenceOptions, Model, ModelConfig, NetEvaluator, default_device};
-use yinsh_zero::replay::window::WindowSample;
+use yinsh_zero::replay::window::{ValueTarget, WindowSample};
 use yinsh_zero::train::config::TrainConfig;
 use yinsh_zero::train::{Batch, Trainer};
 use yinsh_zero::yinsh::Yinsh;
@@ -45,6 +45,7 @@ fn trained<G: Game>(game: &G, blocks: usize, channels: usize, steps: usize) -> M
                 outcome: rng.random_range(-1..=1),
                 margin: None,
                 moves_left: None,
+                search_wdl: None,
                 position: p,
             }
         })
@@ -58,7 +59,7 @@ fn trained<G: Game>(game: &G, blocks: usize, channels: usize, steps: usize) -> M
     };
     let mut trainer = Trainer::new(model, cfg, &device, 0);
     for _ in 0..steps {
-        let batch = Batch::new(game, &refs, 1.0, &mut rng);
+        let batch = Batch::new(game, &refs, ValueTarget::default(), &mut rng);
         trainer.step(&batch);
     }
     trainer.inference_model()

@@ -50,6 +50,7 @@ fn games_become_valid_record_files() {
     assert_eq!(s.files.len(), 3, "2 + 2 + 1 games");
     let mut positions = 0;
     let mut games = 0;
+    let mut decided_searches = 0;
     for f in &s.files {
         let file = record::read(&BLITZ, f).unwrap();
         assert_eq!(file.meta.generation, 7);
@@ -59,6 +60,13 @@ fn games_become_valid_record_files() {
             assert!((sum - 1.0).abs() < 1e-3);
             assert!(sample.full_search);
             assert!((-1..=1).contains(&sample.outcome));
+            let wdl = sample
+                .search_wdl
+                .expect("self-play keeps the search's value");
+            assert!((wdl.iter().sum::<f32>() - 1.0).abs() < 1e-3, "{wdl:?}");
+            if wdl[1] < 0.99 {
+                decided_searches += 1;
+            }
         }
         // Each game's samples count down to its end, so the moves left
         // rise only where the next game begins.
@@ -69,6 +77,9 @@ fn games_become_valid_record_files() {
     }
     assert_eq!((games as u64, positions), (s.games, s.positions));
     assert!(s.positions > 5 * 10, "every game has searched decisions");
+    // The uniform evaluator calls every leaf a draw: only the game's ends,
+    // reached near them, move a search's value off it.
+    assert!(decided_searches > 0);
     assert!(s.batches > 0 && s.evaluated >= s.positions);
 }
 

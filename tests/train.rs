@@ -6,7 +6,7 @@ use yinsh_zero::evaluator::UniformEvaluator;
 use yinsh_zero::game::Game;
 use yinsh_zero::mcts::SearchConfig;
 use yinsh_zero::nn::{ModelConfig, default_device};
-use yinsh_zero::replay::window::{ReplayWindow, WindowConfig};
+use yinsh_zero::replay::window::{ReplayWindow, ValueTarget, WindowConfig};
 use yinsh_zero::selfplay::{self, Progress, SelfPlayConfig};
 use yinsh_zero::train::config::TrainConfig;
 use yinsh_zero::train::{Batch, Trainer};
@@ -50,7 +50,12 @@ fn window() -> ReplayWindow<Yinsh> {
 fn steps_fit_a_fixed_batch_and_report_sane_metrics() {
     let w = window();
     let mut rng = SmallRng::seed_from_u64(1);
-    let batch = Batch::new(&BLITZ, &w.sample(&mut rng, 32), 1.0, &mut rng);
+    let batch = Batch::new(
+        &BLITZ,
+        &w.sample(&mut rng, 32),
+        ValueTarget::default(),
+        &mut rng,
+    );
     let device = default_device();
     let model = ModelConfig::new()
         .with_blocks(1)
@@ -100,7 +105,12 @@ fn steps_fit_a_fixed_batch_and_report_sane_metrics() {
 fn batches_hold_distributions_and_one_hot_results() {
     let w = window();
     let mut rng = SmallRng::seed_from_u64(2);
-    let b = Batch::new(&BLITZ, &w.sample(&mut rng, 16), 1.0, &mut rng);
+    let b = Batch::new(
+        &BLITZ,
+        &w.sample(&mut rng, 16),
+        ValueTarget::default(),
+        &mut rng,
+    );
     let n = yinsh_zero::yinsh::ACTION_SPACE;
     for i in 0..16 {
         let p = &b.policy[i * n..(i + 1) * n];

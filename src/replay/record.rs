@@ -19,7 +19,8 @@
 //! Version 1 (YINSH records written before the game interface, positions
 //! stored as YINSH's packed struct) is refused by name: regenerate them.
 //! Version 2 (before samples said how far their game's end was) is read,
-//! its samples without [`Sample::moves_left`].
+//! its samples without [`Sample::moves_left`]; version 3 (before samples
+//! kept their search's value) is read without [`Sample::search_wdl`].
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -30,8 +31,8 @@ use crate::game::{ActionOf, Game, State};
 use crate::util::write_atomic;
 
 const MAGIC: &[u8; 8] = b"YZRECORD";
-/// The record format this build writes (it reads this one and 2).
-pub const FORMAT_VERSION: u32 = 3;
+/// The record format this build writes (it reads this one, 2 and 3).
+pub const FORMAT_VERSION: u32 = 4;
 const HEADER: usize = 8 + 4 + 8 + 4;
 
 /// One training position.
@@ -54,6 +55,11 @@ pub struct Sample {
     /// target shrinks far results toward a draw. `None` in files of
     /// format 2, which did not record it.
     pub moves_left: Option<u32>,
+    /// The search's mean win/draw/loss at this position for the player to
+    /// act: a value target that does not wait for the game's end, so a
+    /// blunder the opponent never punished still shows ([`crate::replay::window::ValueTarget`]).
+    /// `None` in files of formats 2 and 3, and for imitated games.
+    pub search_wdl: Option<[f32; 3]>,
 }
 
 /// A sample as format 2 wrote it.
@@ -87,6 +93,46 @@ impl From<RecordFileV2> for RecordFile {
                     margin: s.margin,
                     full_search: s.full_search,
                     moves_left: None,
+                    search_wdl: None,
+                })
+                .collect(),
+        }
+    }
+}
+
+/// A sample as format 3 wrote it.
+#[derive(Deserialize)]
+struct SampleV3 {
+    position: Vec<u8>,
+    policy: Vec<(u32, f32)>,
+    outcome: i8,
+    margin: Option<f32>,
+    full_search: bool,
+    moves_left: Option<u32>,
+}
+
+/// A file as format 3 wrote it.
+#[derive(Deserialize)]
+struct RecordFileV3 {
+    meta: RecordMeta,
+    samples: Vec<SampleV3>,
+}
+
+impl From<RecordFileV3> for RecordFile {
+    fn from(f: RecordFileV3) -> RecordFile {
+        RecordFile {
+            meta: f.meta,
+            samples: f
+                .samples
+                .into_iter()
+                .map(|s| Sample {
+                    position: s.position,
+                    policy: s.policy,
+                    outcome: s.outcome,
+                    margin: s.margin,
+                    full_search: s.full_search,
+                    moves_left: s.moves_left,
+                    search_wdl: None,
                 })
                 .collect(),
         }
@@ -124,7 +170,7 @@ pub enum RecordError {
     },
     #[error("{path}: not a yinsh-zero record file (bad magic)")]
     Foreign { path: PathBuf },
-    #[error("{path}: record format version {found}, this build reads version {FORMAT_VERSION}{}", if *found == 1 { " (version 1 holds YINSH records from before the game interface: regenerate them with selfplay)" } else { "" })]
+    #[error("{path}: record format version {found}, this build reads versions 2 to {FORMAT_VERSION}{}", if *found == 1 { " (version 1 holds YINSH records from before the game interface: regenerate them with selfplay)" } else { "" })]
     Version { path: PathBuf, found: u32 },
     #[error("{path}: records of {found}, expected {expected}")]
     OtherGame {
@@ -153,7 +199,8 @@ pub enum RecordError {
 impl Sample {
     /// The sample of `state`, searched to `policy` over its legal actions,
     /// in a game that ended `moves_left` later (on [`State::ply`]'s clock)
-    /// with `outcome` for the player to act there.
+    /// with `outcome` for the player to act there. It holds no search
+    /// value; self-play adds one with [`Sample::with_search_wdl`].
     pub fn new<G: Game>(
         game: &G,
         state: &G::State,
@@ -171,6 +218,15 @@ impl Sample {
             margin,
             full_search: true,
             moves_left: Some(moves_left),
+            search_wdl: None,
+        }
+    }
+
+    /// The same sample with the search's win/draw/loss at its position.
+    pub fn with_search_wdl(self, wdl: Option<[f32; 3]>) -> Sample {
+        Sample {
+            search_wdl: wdl,
+            ..self
         }
     }
 
@@ -210,6 +266,14 @@ impl Sample {
         {
             return Err(format!("margin {m} outside [-1, 1]"));
         }
+        if let Some(wdl) = self.search_wdl
+            && !(wdl.iter().all(|x| x.is_finite() && (0.0..=1.0).contains(x))
+                && (wdl.iter().sum::<f32>() - 1.0).abs() <= 1e-3)
+        {
+            return Err(format!(
+                "search win/draw/loss {wdl:?} is not a distribution"
+            ));
+        }
         Ok(pos)
     }
 }
@@ -246,7 +310,7 @@ pub fn decode<G: Game>(game: &G, path: &Path, bytes: &[u8]) -> Result<RecordFile
         });
     }
     let version = u32::from_le_bytes(bytes[8..12].try_into().unwrap());
-    if version != FORMAT_VERSION && version != 2 {
+    if !(2..=FORMAT_VERSION).contains(&version) {
         return Err(RecordError::Version {
             path: path_buf(),
             found: version,
@@ -265,11 +329,12 @@ pub fn decode<G: Game>(game: &G, path: &Path, bytes: &[u8]) -> Result<RecordFile
     if crc32fast::hash(payload) != crc {
         return Err(RecordError::Checksum { path: path_buf() });
     }
-    let decoded = if version == 2 {
-        bincode::serde::decode_from_slice::<RecordFileV2, _>(payload, config())
-            .map(|(f, used)| (RecordFile::from(f), used))
-    } else {
-        bincode::serde::decode_from_slice(payload, config())
+    let decoded = match version {
+        2 => bincode::serde::decode_from_slice::<RecordFileV2, _>(payload, config())
+            .map(|(f, used)| (RecordFile::from(f), used)),
+        3 => bincode::serde::decode_from_slice::<RecordFileV3, _>(payload, config())
+            .map(|(f, used)| (RecordFile::from(f), used)),
+        _ => bincode::serde::decode_from_slice(payload, config()),
     };
     let (file, used): (RecordFile, usize) = decoded.map_err(|e| RecordError::Decode {
         path: path_buf(),
@@ -339,6 +404,11 @@ mod tests {
                 40 - i,
             );
             s.full_search = i % 2 == 0;
+            let s = if i % 4 == 3 {
+                s
+            } else {
+                s.with_search_wdl(Some([0.25, 0.5, 0.25]))
+            };
             samples.push(s);
             pos.play_unchecked(legal[(i as usize * 7) % legal.len()]);
         }
@@ -418,23 +488,71 @@ mod tests {
                 })
                 .collect(),
         };
-        let payload = bincode::serde::encode_to_vec(&v2, config()).unwrap();
-        let mut bytes = encode(&f)[..8].to_vec();
-        bytes.extend_from_slice(&2u32.to_le_bytes());
-        bytes.extend_from_slice(&(payload.len() as u64).to_le_bytes());
-        bytes.extend_from_slice(&crc32fast::hash(&payload).to_le_bytes());
-        bytes.extend_from_slice(&payload);
+        let bytes = with_header(2, &bincode::serde::encode_to_vec(&v2, config()).unwrap());
         let read = decode(&GAME, Path::new("v2.bin"), &bytes).unwrap();
         assert_eq!(read.meta, f.meta);
         for (a, b) in read.samples.iter().zip(&f.samples) {
-            assert_eq!(a.moves_left, None);
+            assert_eq!((a.moves_left, a.search_wdl), (None, None));
             assert_eq!(
                 Sample {
                     moves_left: b.moves_left,
+                    search_wdl: b.search_wdl,
                     ..a.clone()
                 },
                 *b
             );
+        }
+    }
+
+    /// A file of an older format: the header of this build's, another
+    /// version number, `payload` checksummed.
+    fn with_header(version: u32, payload: &[u8]) -> Vec<u8> {
+        let mut bytes = MAGIC.to_vec();
+        bytes.extend_from_slice(&version.to_le_bytes());
+        bytes.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+        bytes.extend_from_slice(&crc32fast::hash(payload).to_le_bytes());
+        bytes.extend_from_slice(payload);
+        bytes
+    }
+
+    #[test]
+    fn format_3_files_read_without_search_values() {
+        #[derive(Serialize)]
+        struct V3Sample<'a> {
+            position: &'a [u8],
+            policy: &'a [(u32, f32)],
+            outcome: i8,
+            margin: Option<f32>,
+            full_search: bool,
+            moves_left: Option<u32>,
+        }
+        #[derive(Serialize)]
+        struct V3File<'a> {
+            meta: &'a RecordMeta,
+            samples: Vec<V3Sample<'a>>,
+        }
+        let f = sample_file();
+        let v3 = V3File {
+            meta: &f.meta,
+            samples: f
+                .samples
+                .iter()
+                .map(|s| V3Sample {
+                    position: &s.position,
+                    policy: &s.policy,
+                    outcome: s.outcome,
+                    margin: s.margin,
+                    full_search: s.full_search,
+                    moves_left: s.moves_left,
+                })
+                .collect(),
+        };
+        let bytes = with_header(3, &bincode::serde::encode_to_vec(&v3, config()).unwrap());
+        let read = decode(&GAME, Path::new("v3.bin"), &bytes).unwrap();
+        assert_eq!(read.meta, f.meta);
+        for (a, b) in read.samples.iter().zip(&f.samples) {
+            assert_eq!(a.search_wdl, None);
+            assert_eq!(a, &b.clone().with_search_wdl(None));
         }
     }
 
@@ -453,6 +571,15 @@ mod tests {
             .to_string();
         assert!(
             e.contains("sample 2") && e.contains("illegal action pass"),
+            "{e}"
+        );
+        let mut f = sample_file();
+        f.samples[5].search_wdl = Some([0.9, 0.9, -0.8]);
+        let e = decode(&GAME, Path::new("x"), &encode(&f))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("sample 5") && e.contains("search win/draw/loss"),
             "{e}"
         );
     }

@@ -62,6 +62,30 @@ impl WindowConfig {
     }
 }
 
+/// How a sample's win/draw/loss target is made from what its game recorded
+/// (the `[train]` table's `value_discount` and `search_value_weight`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ValueTarget {
+    /// Per move left to the end, the share of the target kept on the result,
+    /// the rest on a draw (1 = the plain result).
+    pub discount: f32,
+    /// Share of the target taken from the search's value at the position
+    /// where the sample has one, the rest from the result (0 = the result
+    /// alone). A result says how the game ended after every later mistake;
+    /// the search says what the position was worth when it was played.
+    pub search_weight: f32,
+}
+
+impl Default for ValueTarget {
+    /// The game's result, undiscounted.
+    fn default() -> Self {
+        ValueTarget {
+            discount: 1.0,
+            search_weight: 0.0,
+        }
+    }
+}
+
 /// A position of the window, checked and unpacked.
 #[derive(Clone, Debug, PartialEq)]
 pub struct WindowSample<S> {
@@ -69,30 +93,43 @@ pub struct WindowSample<S> {
     pub policy: Vec<(u32, f32)>,
     pub outcome: i8,
     pub margin: Option<f32>,
-    /// How far the game's end was ([`Sample::moves_left`]).
+    /// How far the game's end was ([`Sample::moves_left`](super::record::Sample::moves_left)).
     pub moves_left: Option<u32>,
+    /// The search's win/draw/loss here ([`Sample::search_wdl`](super::record::Sample::search_wdl)).
+    pub search_wdl: Option<[f32; 3]>,
 }
 
 impl<S> WindowSample<S> {
     /// The win/draw/loss target for the player to act: the result, with
-    /// `discount` to the power of the moves left (0 where unknown) of its
-    /// weight on the result and the rest on a draw. Below 1 a win far
-    /// away is worth less than one near, so the search hurries wins and
-    /// delays losses.
+    /// `target.discount` to the power of the moves left (0 where unknown)
+    /// of its weight on the result and the rest on a draw; then, where the
+    /// sample has a search value, `target.search_weight` of it mixed in.
     ///
     /// ```
-    /// use yinsh_zero::replay::window::WindowSample;
-    /// let s = WindowSample { position: (), policy: vec![], outcome: 1, margin: None, moves_left: Some(2) };
-    /// assert_eq!(s.wdl_target(1.0), [1.0, 0.0, 0.0]);
-    /// let [w, d, l] = s.wdl_target(0.9);
+    /// use yinsh_zero::replay::window::{ValueTarget, WindowSample};
+    /// let s = WindowSample { position: (), policy: vec![], outcome: 1, margin: None,
+    ///     moves_left: Some(2), search_wdl: Some([0.2, 0.8, 0.0]) };
+    /// assert_eq!(s.wdl_target(ValueTarget::default()), [1.0, 0.0, 0.0]);
+    /// let [w, d, l] = s.wdl_target(ValueTarget { discount: 0.9, search_weight: 0.0 });
     /// assert!((w - 0.81).abs() < 1e-6 && (d - 0.19).abs() < 1e-6 && l == 0.0);
+    /// let [w, d, l] = s.wdl_target(ValueTarget { discount: 1.0, search_weight: 0.5 });
+    /// assert!((w - 0.6).abs() < 1e-6 && (d - 0.4).abs() < 1e-6 && l == 0.0);
     /// ```
-    pub fn wdl_target(&self, discount: f32) -> [f32; 3] {
-        let weight = discount.powi(self.moves_left.unwrap_or(0).min(i32::MAX as u32) as i32);
-        match self.outcome {
+    pub fn wdl_target(&self, target: ValueTarget) -> [f32; 3] {
+        let weight = target
+            .discount
+            .powi(self.moves_left.unwrap_or(0).min(i32::MAX as u32) as i32);
+        let result = match self.outcome {
             1 => [weight, 1.0 - weight, 0.0],
             -1 => [0.0, 1.0 - weight, weight],
             _ => [0.0, 1.0, 0.0],
+        };
+        match self.search_wdl {
+            Some(q) if target.search_weight > 0.0 => {
+                let k = target.search_weight;
+                std::array::from_fn(|i| (1.0 - k) * result[i] + k * q[i])
+            }
+            _ => result,
         }
     }
 }
@@ -156,6 +193,7 @@ impl<G: Game> ReplayWindow<G> {
                 outcome: s.outcome,
                 margin: s.margin,
                 moves_left: s.moves_left,
+                search_wdl: s.search_wdl,
             });
         }
         let keep = self.config.size(self.generated);

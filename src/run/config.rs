@@ -509,6 +509,10 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("gating.threshold"), "{e}");
+        let e = RunConfig::from_toml("[train]\nsearch_value_weight = 1.5\n", "c.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("train.search_value_weight"), "{e}");
         let e = RunConfig::from_toml("[typo]\nx = 1\n", "c.toml")
             .unwrap_err()
             .to_string();

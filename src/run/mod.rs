@@ -88,8 +88,8 @@ pub(crate) fn gradient_steps<G: Game>(
             return Err(Stopped);
         }
         let samples = window.sample(&mut rng, batch);
-        let discount = cfg.train.value_discount as f32;
-        let m = trainer.step(&Batch::new(game, &samples, discount, &mut rng));
+        let target = cfg.train.value_target();
+        let m = trainer.step(&Batch::new(game, &samples, target, &mut rng));
         phase.set(
             i + 1,
             format!("loss {:.3}, {:.0} samples/s", m.loss, m.samples_per_s),

@@ -192,8 +192,9 @@ impl<S: State> InFlight<S> for Slot<S> {
 struct Slot<S: State> {
     decisions: u64,
     search: Search<S>,
-    /// Positions searched in full, with their policy targets.
-    samples: Vec<(S, Vec<(u32, f32)>)>,
+    /// Positions searched in full, with their policy targets and the
+    /// search's value there.
+    samples: Vec<(S, Vec<(u32, f32)>, Option<[f32; 3]>)>,
     low_streak: [u32; 2],
     /// Nobody resigns in this game; the first would-be resigner is noted.
     check_only: bool,
@@ -389,7 +390,7 @@ impl<G: Game> Worker<'_, G> {
                 .zip(&result.policy)
                 .map(|(&a, &p)| (self.game.action_index(a) as u32, p))
                 .collect();
-            game.samples.push((pos, policy));
+            game.samples.push((pos, policy, result.root_wdl));
             self.progress.positions.fetch_add(1, Ordering::Relaxed);
         }
         if self.cfg.resign
@@ -444,11 +445,12 @@ impl<G: Game> Worker<'_, G> {
         let samples: Vec<Sample> = game
             .samples
             .into_iter()
-            .map(|(pos, policy)| {
+            .map(|(pos, policy, wdl)| {
                 let me = pos.to_act();
                 let margin = self.game.margin(last, me);
                 let left = last.ply() - pos.ply();
                 Sample::new(self.game, &pos, policy, outcome.score_for(me), margin, left)
+                    .with_search_wdl(wdl)
             })
             .collect();
         summary.positions += samples.len() as u64;

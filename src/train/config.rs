@@ -2,6 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::replay::window::ValueTarget;
+
 /// Which optimizer updates the weights.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -57,6 +59,12 @@ pub struct TrainConfig {
     /// is worth more than a far one, so the search hurries wins and
     /// delays losses, which a plain result never teaches (1 = off).
     pub value_discount: f64,
+    /// Share of each value target taken from the self-play search's value
+    /// at the position, the rest from the game's result (0 = the result
+    /// alone). In a game that good play draws, most blunders go unpunished
+    /// in self-play and their results say "draw"; the search's value is
+    /// less noisy and follows the network's own judgement.
+    pub search_value_weight: f64,
     /// Samples trained per new self-play position: each generation trains
     /// `ratio * new positions / batch_size` steps (KataGo's knob against
     /// overfitting a small window).
@@ -85,6 +93,7 @@ impl Default for TrainConfig {
             value_loss_weight: 1.0,
             margin_loss_weight: 0.25,
             value_discount: 1.0,
+            search_value_weight: 0.0,
             train_ratio: 4.0,
             min_positions: 2_000,
             threads: 0,
@@ -123,6 +132,14 @@ impl TrainConfig {
         self.learning_rate * warm * decay
     }
 
+    /// How the value targets of a batch are made.
+    pub fn value_target(&self) -> ValueTarget {
+        ValueTarget {
+            discount: self.value_discount as f32,
+            search_weight: self.search_value_weight as f32,
+        }
+    }
+
     /// Checks ranges, naming the first bad field.
     pub fn validate(&self) -> Result<(), String> {
         let pos = |name: &str, v: f64| {
@@ -158,6 +175,12 @@ impl TrainConfig {
             return Err(format!(
                 "train.value_discount must be in (0, 1], got {}",
                 self.value_discount
+            ));
+        }
+        if !(0.0..=1.0).contains(&self.search_value_weight) {
+            return Err(format!(
+                "train.search_value_weight must be in [0, 1], got {}",
+                self.search_value_weight
             ));
         }
         if !(0.0..=1.0).contains(&self.lr_floor) {

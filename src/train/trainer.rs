@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 use super::config::{OptimizerKind, TrainConfig};
 use crate::game::{Game, NetShape, State};
 use crate::nn::{Backprop, Model};
-use crate::replay::window::WindowSample;
+use crate::replay::window::{ValueTarget, WindowSample};
 
 /// Logit added to illegal actions: far below any real logit, and finite, so
 /// zero targets times it stay zero.
@@ -35,8 +35,9 @@ pub struct Batch {
     pub policy: Vec<f32>,
     /// `[size, action space]`: 0 for legal actions, a large negative otherwise.
     pub mask: Vec<f32>,
-    /// `[size, 3]`: the final result for the player to act
-    /// ([`WindowSample::wdl_target`]: one-hot unless discounted).
+    /// `[size, 3]`: the value target for the player to act
+    /// ([`WindowSample::wdl_target`]: the one-hot result unless discounted
+    /// or mixed with the search's value).
     pub wdl: Vec<f32>,
     /// `[size, 1]`: the game's final score margin, scaled into [-1, 1].
     pub margin: Vec<f32>,
@@ -48,12 +49,11 @@ impl Batch {
     /// Builds a batch of `game` positions, applying an independent random
     /// symmetry to each sample (positions and policy targets alike), so the
     /// net sees every orientation while the window stores one. Value
-    /// targets are discounted by `value_discount` per move left
-    /// (`[train] value_discount`; 1 = the plain result).
+    /// targets are made as `value_target` says ([`TrainConfig::value_target`]).
     pub fn new<G: Game, R: Rng>(
         game: &G,
         samples: &[&WindowSample<G::State>],
-        value_discount: f32,
+        value_target: ValueTarget,
         rng: &mut R,
     ) -> Batch {
         let n = samples.len();
@@ -81,7 +81,7 @@ impl Batch {
             for &(idx, p) in &s.policy {
                 b.policy[row + game.transform_index(idx as usize, k)] = p;
             }
-            b.wdl[i * 3..i * 3 + 3].copy_from_slice(&s.wdl_target(value_discount));
+            b.wdl[i * 3..i * 3 + 3].copy_from_slice(&s.wdl_target(value_target));
             if let Some(m) = s.margin {
                 b.margin[i] = m;
                 b.margin_mask[i] = 1.0;
