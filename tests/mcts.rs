@@ -158,6 +158,15 @@ fn gumbel_finds_the_winning_move() {
             .max_by(|&a, &b| r.policy[a].total_cmp(&r.policy[b]))
             .unwrap();
         assert_eq!(effect(pos, r.actions[best]), Effect::Wins);
+        // The root's mean averages every sampled action, the draws kept for
+        // a halving or two included; the value of the improved policy
+        // is the win's.
+        let (root, played) = (r.root_wdl.unwrap(), r.policy_wdl.unwrap());
+        assert!((played.iter().sum::<f32>() - 1.0).abs() < 1e-4);
+        assert!(
+            played[0] > 0.9 && played[0] > root[0],
+            "{played:?} vs {root:?}"
+        );
     }
 }
 

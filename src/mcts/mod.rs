@@ -104,6 +104,12 @@ pub struct SearchResult<A> {
     /// Mean win/draw/loss at the root for the player to act; `None` when the
     /// root was never evaluated (a forced decision in a fresh tree).
     pub root_wdl: Option<[f32; 3]>,
+    /// The value of playing `policy`: the root's visited children's mean
+    /// win/draw/loss for the player to act, weighted by `policy` (the root's
+    /// own mean where no child was visited). A value target: under Gumbel
+    /// the root's mean also averages the poor actions sampled only to be
+    /// discarded, which this leaves out.
+    pub policy_wdl: Option<[f32; 3]>,
     /// Descents made for this move (0 for a forced decision).
     pub simulations: u32,
     /// A single legal option, played without search.
@@ -403,6 +409,7 @@ impl<S: State> Search<S> {
                 policy: vec![1.0],
                 visits: vec![self.tree.edge_stats(root.first_edge as usize, root.view).0],
                 root_wdl: root.wdl(),
+                policy_wdl: root.wdl(),
                 simulations: 0,
                 forced: true,
                 full: self.mv.full,
@@ -437,12 +444,30 @@ impl<S: State> Search<S> {
             let pick = choose_with_temperature(&visits, &priors, t, self.mv.pick);
             (policy, pick)
         };
+        let policy_wdl = {
+            let mut sum = [0.0f32; 3];
+            let mut weight = 0.0f32;
+            for (i, p) in self.tree.edge_range(ROOT).zip(&policy) {
+                if let Some(w) = self.tree.edge_wdl(i, root.view) {
+                    weight += p;
+                    for (s, x) in sum.iter_mut().zip(w) {
+                        *s += p * x;
+                    }
+                }
+            }
+            if weight > 0.0 {
+                Some(sum.map(|s| s / weight))
+            } else {
+                root.wdl()
+            }
+        };
         SearchResult {
             action: actions[pick],
             actions,
             policy,
             visits,
             root_wdl: root.wdl(),
+            policy_wdl,
             simulations: self.mv.sims,
             forced: false,
             full: self.mv.full,

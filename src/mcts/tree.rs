@@ -209,6 +209,13 @@ impl<S: State> Tree<S> {
         }
     }
 
+    /// The mean win/draw/loss of edge `e`'s child, seen from `view`; `None`
+    /// while the child is unvisited.
+    pub fn edge_wdl(&self, e: usize, view: Color) -> Option<[f32; 3]> {
+        let n = self.node(self.edges[e].child?);
+        n.wdl().map(|w| if n.view == view { w } else { flip(w) })
+    }
+
     /// Adds one visit of value `wdl` (from `leaf_view`) to every node on `path`.
     pub fn backup(&mut self, path: &[NodeId], wdl: [f32; 3], leaf_view: Color) {
         let flipped = flip(wdl);

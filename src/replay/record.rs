@@ -55,8 +55,8 @@ pub struct Sample {
     /// target shrinks far results toward a draw. `None` in files of
     /// format 2, which did not record it.
     pub moves_left: Option<u32>,
-    /// The search's mean win/draw/loss at this position for the player to
-    /// act: a value target that does not wait for the game's end, so a
+    /// The search's win/draw/loss at this position for the player to act
+    /// ([`SearchResult::policy_wdl`](crate::mcts::SearchResult::policy_wdl)): a value target that does not wait for the game's end, so a
     /// blunder the opponent never punished still shows ([`crate::replay::window::ValueTarget`]).
     /// `None` in files of formats 2 and 3, and for imitated games.
     pub search_wdl: Option<[f32; 3]>,

@@ -390,7 +390,7 @@ impl<G: Game> Worker<'_, G> {
                 .zip(&result.policy)
                 .map(|(&a, &p)| (self.game.action_index(a) as u32, p))
                 .collect();
-            game.samples.push((pos, policy, result.root_wdl));
+            game.samples.push((pos, policy, result.policy_wdl));
             self.progress.positions.fetch_add(1, Ordering::Relaxed);
         }
         if self.cfg.resign
