@@ -4,6 +4,8 @@
 //! <run>/checkpoints/000042/model.bpk      network weights (burnpack)
 //! <run>/checkpoints/000042/optimizer.bpk  optimizer state (absent for generation 0)
 //! <run>/checkpoints/000042/meta.json      CheckpointMeta
+//! <run>/checkpoints/000042/trained.bpk    the trained weights, where model.bpk
+//!                                         averages them with earlier generations'
 //! <run>/checkpoints/best                  the promoted generation, as text
 //! ```
 //!
@@ -24,8 +26,11 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::game::Game;
-use crate::nn::{Model, ModelSection, NetEvaluator, NnError, load_weights, save_weights};
+use crate::nn::{Model, ModelSection, NetEvaluator, NnError, average, load_weights, save_weights};
 use crate::util::atomic::{sync_dir, write_atomic};
+
+/// The trained weights of a checkpoint whose network is an average.
+pub const TRAINED: &str = "trained.bpk";
 
 /// Version of the checkpoint layout this build writes and reads.
 pub const CHECKPOINT_VERSION: u32 = 1;
@@ -73,6 +78,10 @@ pub struct CheckpointMeta {
     pub rng_stream: u64,
     pub gating: Option<GatingResult>,
     pub created_unix: u64,
+    /// For a network averaged from several ([`crate::nn::average`]): the
+    /// generations it is the mean of; empty for a trained one.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub averaged_from: Vec<u64>,
 }
 
 impl CheckpointMeta {
@@ -95,6 +104,7 @@ impl CheckpointMeta {
             created_unix: std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
                 .map_or(0, |d| d.as_secs()),
+            averaged_from: Vec::new(),
         }
     }
 }
@@ -127,6 +137,14 @@ pub enum CheckpointError {
         found: String,
         expected: String,
     },
+    #[error("{path}: cannot be averaged with {first}: {why}")]
+    Unlike {
+        path: PathBuf,
+        first: PathBuf,
+        why: String,
+    },
+    #[error("no checkpoints to average")]
+    NothingToAverage,
     #[error(transparent)]
     Weights(#[from] NnError),
 }
@@ -150,14 +168,58 @@ pub fn save(
     model: &Model,
     optimizer: Option<&[u8]>,
 ) -> Result<PathBuf, CheckpointError> {
-    fs::create_dir_all(checkpoints).map_err(io(checkpoints))?;
     let dir = generation_dir(checkpoints, meta.generation);
-    let tmp = checkpoints.join(format!(".tmp-{:06}", meta.generation));
+    save_to(&dir, meta, model, None, optimizer)?;
+    Ok(dir)
+}
+
+/// Writes a checkpoint whose network `model` is an average and differs
+/// from the weights training arrived at, `trained`: those go beside it
+/// (`trained.bpk`), for training to go on from ([`load_trained_model`]).
+pub fn save_averaged(
+    checkpoints: &Path,
+    meta: &CheckpointMeta,
+    model: &Model,
+    trained: &Model,
+    optimizer: Option<&[u8]>,
+) -> Result<PathBuf, CheckpointError> {
+    let dir = generation_dir(checkpoints, meta.generation);
+    save_to(&dir, meta, model, Some(trained), optimizer)?;
+    Ok(dir)
+}
+
+/// Writes a checkpoint atomically into the directory `dir`, whatever its
+/// name (an averaged network, a network to ship): the network, the trained
+/// weights where they differ from it, the optimizer state, the meta. A
+/// directory already there is replaced.
+pub fn save_to(
+    dir: &Path,
+    meta: &CheckpointMeta,
+    model: &Model,
+    trained: Option<&Model>,
+    optimizer: Option<&[u8]>,
+) -> Result<(), CheckpointError> {
+    let parent = match dir.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let name = dir.file_name().ok_or_else(|| CheckpointError::Io {
+        path: dir.to_path_buf(),
+        source: std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "a checkpoint directory needs a name",
+        ),
+    })?;
+    fs::create_dir_all(parent).map_err(io(parent))?;
+    let tmp = parent.join(format!(".tmp-{}", name.to_string_lossy()));
     if tmp.exists() {
         fs::remove_dir_all(&tmp).map_err(io(&tmp))?;
     }
     fs::create_dir_all(&tmp).map_err(io(&tmp))?;
     save_weights(model, &tmp.join("model.bpk"))?;
+    if let Some(t) = trained {
+        save_weights(t, &tmp.join(TRAINED))?;
+    }
     if let Some(bytes) = optimizer {
         let p = tmp.join("optimizer.bpk");
         write_atomic(&p, bytes).map_err(io(&p))?;
@@ -167,11 +229,66 @@ pub fn save(
     write_atomic(&p, &json).map_err(io(&p))?;
     if dir.exists() {
         // A previous attempt at this generation that was never referenced.
-        fs::remove_dir_all(&dir).map_err(io(&dir))?;
+        fs::remove_dir_all(dir).map_err(io(dir))?;
     }
-    fs::rename(&tmp, &dir).map_err(io(&dir))?;
-    sync_dir(checkpoints).map_err(io(checkpoints))?;
-    Ok(dir)
+    fs::rename(&tmp, dir).map_err(io(dir))?;
+    sync_dir(parent).map_err(io(parent))?;
+    Ok(())
+}
+
+/// Writes into `out` the mean of the networks of the checkpoints `dirs`
+/// ([`crate::nn::average`]), all of `game` and one network size: a
+/// checkpoint with the newest one's meta, no optimizer state and no replay
+/// files, its `averaged_from` listing the generations. Returns its meta.
+pub fn average_checkpoints<G: Game>(
+    game: &G,
+    dirs: &[PathBuf],
+    out: &Path,
+    device: &burn::tensor::Device,
+) -> Result<CheckpointMeta, CheckpointError> {
+    let first = dirs.first().ok_or(CheckpointError::NothingToAverage)?;
+    let mut models = Vec::with_capacity(dirs.len());
+    let mut metas: Vec<CheckpointMeta> = Vec::with_capacity(dirs.len());
+    for dir in dirs {
+        let (model, meta) = load_model(game, dir, device)?;
+        if let Some(m0) = metas.first() {
+            let why = if meta.variant != m0.variant {
+                Some(format!("variant {} against {}", meta.variant, m0.variant))
+            } else if meta.model != m0.model {
+                Some(format!(
+                    "a {}x{} network against {}x{} (or other head sizes)",
+                    meta.model.blocks, meta.model.channels, m0.model.blocks, m0.model.channels
+                ))
+            } else {
+                None
+            };
+            if let Some(why) = why {
+                return Err(CheckpointError::Unlike {
+                    path: dir.clone(),
+                    first: first.clone(),
+                    why,
+                });
+            }
+        }
+        models.push(model);
+        metas.push(meta);
+    }
+    let model = average(&models).expect("one game and one network size average");
+    let newest = metas
+        .iter()
+        .max_by_key(|m| m.generation)
+        .expect("at least one checkpoint");
+    let mut generations: Vec<u64> = metas.iter().map(|m| m.generation).collect();
+    generations.sort_unstable();
+    let meta = CheckpointMeta {
+        replay_files: Vec::new(),
+        averaged_from: generations,
+        gating: None,
+        created_unix: CheckpointMeta::new(game, 0, newest.model.clone()).created_unix,
+        ..newest.clone()
+    };
+    save_to(out, &meta, &model, None, None)?;
+    Ok(meta)
 }
 
 /// Reads a checkpoint's meta.json.
@@ -253,6 +370,26 @@ pub fn load_model<G: Game>(
     dir: &Path,
     device: &burn::tensor::Device,
 ) -> Result<(Model, CheckpointMeta), CheckpointError> {
+    load_weights_file(game, dir, false, device)
+}
+
+/// Loads the weights training arrived at in a checkpoint: its
+/// `trained.bpk` where its network is an average of generations
+/// ([`save_averaged`]), else its network. Training goes on from these.
+pub fn load_trained_model<G: Game>(
+    game: &G,
+    dir: &Path,
+    device: &burn::tensor::Device,
+) -> Result<(Model, CheckpointMeta), CheckpointError> {
+    load_weights_file(game, dir, true, device)
+}
+
+fn load_weights_file<G: Game>(
+    game: &G,
+    dir: &Path,
+    trained: bool,
+    device: &burn::tensor::Device,
+) -> Result<(Model, CheckpointMeta), CheckpointError> {
     let dir = &resolve(dir)?;
     let meta = read_meta(dir)?;
     if meta.game != G::NAME {
@@ -262,10 +399,14 @@ pub fn load_model<G: Game>(
             expected: G::NAME.into(),
         });
     }
+    let file = match dir.join(TRAINED) {
+        t if trained && t.is_file() => t,
+        _ => dir.join("model.bpk"),
+    };
     let model = load_weights(
         &meta.model.to_model_config(),
         &game.net_shape(),
-        &dir.join("model.bpk"),
+        &file,
         device,
     )?;
     Ok((model, meta))

@@ -41,6 +41,7 @@ fn a_safetensors_export_reloads_with_identical_outputs() {
         rng_stream: 0,
         gating: None,
         created_unix: 0,
+        averaged_from: vec![],
     };
     let ckpts = tmp.path().join("checkpoints");
     let dir = checkpoint::save(&ckpts, &meta, &model, None).unwrap();
@@ -172,6 +173,7 @@ fn trained_checkpoint(root: &std::path::Path, shape: &ModelSection) -> std::path
         rng_stream: 0,
         gating: None,
         created_unix: 0,
+        averaged_from: vec![],
     };
     checkpoint::save(&root.join("checkpoints"), &meta, &t.inference_model(), None).unwrap()
 }

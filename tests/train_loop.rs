@@ -304,3 +304,81 @@ fn a_kill_during_training_resumes_from_the_last_checkpoint() {
             .is_some()
     );
 }
+
+#[test]
+fn averaged_generations_play_and_training_goes_on_from_its_own_weights() {
+    use yinsh_zero::evaluator::Evaluator;
+    use yinsh_zero::nn::{InferenceOptions, NetEvaluator, bench::sample_positions, default_device};
+    const BLITZ: Yinsh = Yinsh::blitz();
+
+    let tmp = tempfile::tempdir().unwrap();
+    let run = tmp.path().join("run");
+    let cfg = write_config(
+        tmp.path(),
+        "avg.toml",
+        &tiny("loop.generations = 3\ntrain.average_generations = 2\ngating.enabled = false"),
+    );
+    let out = train(&cfg, &run);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let ckpts = run.join("checkpoints");
+    let dir = |g| checkpoint::generation_dir(&ckpts, g);
+    assert!(
+        checkpoint::read_meta(&dir(0))
+            .unwrap()
+            .averaged_from
+            .is_empty()
+    );
+    assert!(!dir(0).join(checkpoint::TRAINED).exists());
+    for g in 1..=3u64 {
+        let meta = checkpoint::read_meta(&dir(g)).unwrap();
+        assert_eq!(meta.averaged_from, vec![g - 1, g], "generation {g}");
+        assert!(dir(g).join(checkpoint::TRAINED).is_file());
+    }
+
+    // Generation 3 plays the mean of what training arrived at in 2 and 3.
+    let device = default_device();
+    let trained = |g| {
+        checkpoint::load_trained_model(&BLITZ, &dir(g), &device)
+            .unwrap()
+            .0
+    };
+    let answers = |model| {
+        let opts = InferenceOptions {
+            cache_capacity: 0,
+            ..InferenceOptions::default()
+        };
+        let mut e = NetEvaluator::new(BLITZ, model, device.clone(), opts).unwrap();
+        e.evaluate(&sample_positions(&BLITZ, 6, 2))
+            .into_iter()
+            .map(|x| x.priors.into_iter().chain(x.wdl).collect::<Vec<f32>>())
+            .collect::<Vec<_>>()
+    };
+    let played = checkpoint::load_model(&BLITZ, &dir(3), &device).unwrap().0;
+    let mean = yinsh_zero::nn::average(&[trained(2), trained(3)]).unwrap();
+    let (played, mean, own) = (answers(played), answers(mean), answers(trained(3)));
+    for (p, m) in played.iter().flatten().zip(mean.iter().flatten()) {
+        assert!((p - m).abs() < 1e-5, "{p} vs {m}");
+    }
+    assert_ne!(played, own, "the network played is not the trained one");
+
+    // Resumed, training goes on from generation 3's trained weights and
+    // generation 4 averages them with its own.
+    let cfg4 = write_config(
+        tmp.path(),
+        "avg4.toml",
+        &tiny("loop.generations = 4\ntrain.average_generations = 2\ngating.enabled = false"),
+    );
+    let out = train(&cfg4, &run);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let m4 = checkpoint::read_meta(&dir(4)).unwrap();
+    assert_eq!(m4.averaged_from, vec![3, 4]);
+    assert!(m4.train_steps > checkpoint::read_meta(&dir(3)).unwrap().train_steps);
+}

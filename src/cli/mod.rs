@@ -7,6 +7,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use anyhow::Context;
 use clap::{Parser, Subcommand};
 
+mod average;
 mod bench;
 mod engine;
 mod evaluate;
@@ -46,6 +47,9 @@ enum Command {
     Worker(worker::Args),
     /// Write a checkpoint's weights as safetensors with a JSON manifest.
     Export(export::Args),
+    /// Average checkpoints' networks into one (the last generations of a
+    /// run: stochastic weight averaging).
+    Average(average::Args),
     /// Replay a BoardSpace `.sgf` game record step by step (also `replay`).
     #[command(alias = "replay")]
     Sgf(sgf::Args),
@@ -122,6 +126,7 @@ pub fn main() -> ExitCode {
         Command::Status(a) => train::status(a),
         Command::Worker(a) => worker::run(a),
         Command::Export(a) => export::run(a),
+        Command::Average(a) => average::run(a),
         Command::Sgf(a) => sgf::run(a),
         Command::Perft(a) => perft::run(a),
         Command::Stats(a) => stats::run(a),

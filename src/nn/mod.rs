@@ -3,6 +3,7 @@
 //! batched inference behind the search's [`Evaluator`](crate::evaluator::Evaluator)
 //! trait ([`NetEvaluator`]).
 
+pub mod average;
 pub mod backend;
 pub mod backprop;
 pub mod bench;
@@ -17,6 +18,7 @@ pub mod workers;
 
 use std::path::PathBuf;
 
+pub use average::{AverageError, average};
 pub use backend::{BackendKind, default_device};
 pub use backprop::{Backprop, TrainOutput};
 pub use bench::{BatchRate, BenchOptions, NnBench, bench_nn};

@@ -458,101 +458,56 @@ mod tests {
         }
     }
 
-    #[test]
-    fn format_2_files_read_without_moves_left() {
-        #[derive(Serialize)]
-        struct V2Sample<'a> {
-            position: &'a [u8],
-            policy: &'a [(u32, f32)],
-            outcome: i8,
-            margin: Option<f32>,
-            full_search: bool,
-        }
-        #[derive(Serialize)]
-        struct V2File<'a> {
-            meta: &'a RecordMeta,
-            samples: Vec<V2Sample<'a>>,
-        }
-        let f = sample_file();
-        let v2 = V2File {
-            meta: &f.meta,
-            samples: f
-                .samples
-                .iter()
-                .map(|s| V2Sample {
-                    position: &s.position,
-                    policy: &s.policy,
-                    outcome: s.outcome,
-                    margin: s.margin,
-                    full_search: s.full_search,
-                })
-                .collect(),
+    /// `f` as an older format wrote it: bincode lays a struct out as the
+    /// tuple of its fields, so tuples stand in for the old sample types.
+    fn old_format(f: &RecordFile, version: u32) -> Vec<u8> {
+        let v2 = |s: &Sample| {
+            (
+                s.position.clone(),
+                s.policy.clone(),
+                s.outcome,
+                s.margin,
+                s.full_search,
+            )
         };
-        let bytes = with_header(2, &bincode::serde::encode_to_vec(&v2, config()).unwrap());
-        let read = decode(&GAME, Path::new("v2.bin"), &bytes).unwrap();
-        assert_eq!(read.meta, f.meta);
-        for (a, b) in read.samples.iter().zip(&f.samples) {
-            assert_eq!((a.moves_left, a.search_wdl), (None, None));
-            assert_eq!(
-                Sample {
-                    moves_left: b.moves_left,
-                    search_wdl: b.search_wdl,
-                    ..a.clone()
-                },
-                *b
-            );
+        let payload = match version {
+            2 => {
+                let samples: Vec<_> = f.samples.iter().map(v2).collect();
+                bincode::serde::encode_to_vec((&f.meta, samples), config())
+            }
+            3 => {
+                let samples: Vec<_> = f.samples.iter().map(|s| (v2(s), s.moves_left)).collect();
+                bincode::serde::encode_to_vec((&f.meta, samples), config())
+            }
+            _ => unreachable!("formats 2 and 3 only"),
         }
-    }
-
-    /// A file of an older format: the header of this build's, another
-    /// version number, `payload` checksummed.
-    fn with_header(version: u32, payload: &[u8]) -> Vec<u8> {
+        .unwrap();
         let mut bytes = MAGIC.to_vec();
         bytes.extend_from_slice(&version.to_le_bytes());
         bytes.extend_from_slice(&(payload.len() as u64).to_le_bytes());
-        bytes.extend_from_slice(&crc32fast::hash(payload).to_le_bytes());
-        bytes.extend_from_slice(payload);
+        bytes.extend_from_slice(&crc32fast::hash(&payload).to_le_bytes());
+        bytes.extend_from_slice(&payload);
         bytes
     }
 
     #[test]
-    fn format_3_files_read_without_search_values() {
-        #[derive(Serialize)]
-        struct V3Sample<'a> {
-            position: &'a [u8],
-            policy: &'a [(u32, f32)],
-            outcome: i8,
-            margin: Option<f32>,
-            full_search: bool,
-            moves_left: Option<u32>,
-        }
-        #[derive(Serialize)]
-        struct V3File<'a> {
-            meta: &'a RecordMeta,
-            samples: Vec<V3Sample<'a>>,
-        }
+    fn older_formats_read_without_the_fields_they_lacked() {
         let f = sample_file();
-        let v3 = V3File {
-            meta: &f.meta,
-            samples: f
-                .samples
-                .iter()
-                .map(|s| V3Sample {
-                    position: &s.position,
-                    policy: &s.policy,
-                    outcome: s.outcome,
-                    margin: s.margin,
-                    full_search: s.full_search,
-                    moves_left: s.moves_left,
-                })
-                .collect(),
-        };
-        let bytes = with_header(3, &bincode::serde::encode_to_vec(&v3, config()).unwrap());
-        let read = decode(&GAME, Path::new("v3.bin"), &bytes).unwrap();
-        assert_eq!(read.meta, f.meta);
-        for (a, b) in read.samples.iter().zip(&f.samples) {
-            assert_eq!(a.search_wdl, None);
-            assert_eq!(a, &b.clone().with_search_wdl(None));
+        assert!(f.samples.iter().any(|s| s.search_wdl.is_some()));
+        for version in [2, 3] {
+            let read = decode(&GAME, Path::new("old.bin"), &old_format(&f, version)).unwrap();
+            assert_eq!(read.meta, f.meta);
+            assert_eq!(read.samples.len(), f.samples.len());
+            for (a, b) in read.samples.iter().zip(&f.samples) {
+                // Format 2 knew no moves left, formats 2 and 3 no search value.
+                let moves_left = if version == 2 { None } else { b.moves_left };
+                let expected = Sample {
+                    moves_left,
+                    search_wdl: None,
+                    ..b.clone()
+                };
+                assert_eq!(a, &expected, "format {version}");
+            }
         }
     }
 

@@ -161,7 +161,8 @@ impl SharedRun {
     }
 
     /// Copies generation `g`'s checkpoint into the local folder: its
-    /// weights (and optimizer state with `optimizer`), then `meta.json`,
+    /// weights (and, with `optimizer`, what training goes on from: the
+    /// optimizer state and any trained weights), then `meta.json`,
     /// so that a local copy is complete whenever its meta is there.
     pub fn pull_checkpoint(&self, g: u64, optimizer: bool) -> Result<PathBuf, SharedError> {
         let dir = checkpoint::generation_dir(&self.dir.checkpoints(), g);
@@ -175,6 +176,7 @@ impl SharedRun {
         );
         if optimizer {
             self.fetch(&Self::checkpoint_key(g, "optimizer.bpk"))?;
+            self.fetch(&Self::checkpoint_key(g, checkpoint::TRAINED))?;
         }
         anyhow::ensure!(
             self.fetch(&Self::checkpoint_key(g, "meta.json"))?,
@@ -188,7 +190,7 @@ impl SharedRun {
     /// optimizer state first, `meta.json` last (it makes the generation
     /// count).
     pub fn push_checkpoint(&self, g: u64) -> Result<(), SharedError> {
-        for file in ["model.bpk", "optimizer.bpk"] {
+        for file in ["model.bpk", checkpoint::TRAINED, "optimizer.bpk"] {
             let key = Self::checkpoint_key(g, file);
             if self.local(&key).exists() {
                 self.send(&key)?;

@@ -265,7 +265,7 @@ impl<'a, G: GamePlayers> Loop<'a, G> {
             .last()
             .expect("generation 0 exists");
         let latest_dir = checkpoint::generation_dir(&ckpts, latest);
-        let (model, meta) = checkpoint::load_model(game, &latest_dir, &device)?;
+        let (model, meta) = checkpoint::load_trained_model(game, &latest_dir, &device)?;
         // The weights have the checkpoint's shape; candidates are saved
         // with the config's, so the two must agree.
         anyhow::ensure!(
@@ -651,17 +651,63 @@ impl<'a, G: GamePlayers> Loop<'a, G> {
             games_played: self.meta.games_played + self.cfg.run.games_per_generation,
             ..CheckpointMeta::new(self.game, g, self.cfg.model.clone())
         };
-        let candidate = self.trainer.inference_model();
+        let trained = self.trainer.inference_model();
         let optimizer = self
             .trainer
             .optimizer_bytes()
             .map_err(|e| anyhow::anyhow!("optimizer state: {e}"))?;
-        Ok(checkpoint::save(
+        let earlier = self.earlier_trained(g)?;
+        if earlier.is_empty() {
+            return Ok(checkpoint::save(
+                &self.run.checkpoints(),
+                &self.meta,
+                &trained,
+                Some(&optimizer),
+            )?);
+        }
+        let mut generations: Vec<u64> = earlier.iter().map(|(e, _)| *e).collect();
+        generations.push(g);
+        self.meta.averaged_from = generations;
+        let mut models: Vec<Model> = earlier.into_iter().map(|(_, m)| m).collect();
+        models.push(trained.clone());
+        let mean = crate::nn::average(&models).map_err(|e| anyhow::anyhow!("averaging: {e}"))?;
+        Ok(checkpoint::save_averaged(
             &self.run.checkpoints(),
             &self.meta,
-            &candidate,
+            &mean,
+            &trained,
             Some(&optimizer),
         )?)
+    }
+
+    /// The trained weights of the generations before `g` that its network
+    /// averages in (`[train] average_generations` less one), oldest first;
+    /// none when averaging is off. A trainer resumed on another machine
+    /// fetches the ones it lacks from the run's store.
+    fn earlier_trained(&self, g: u64) -> Result<Vec<(u64, Model)>, LoopError> {
+        let k = self.cfg.train.average_generations.saturating_sub(1) as usize;
+        if k == 0 {
+            return Ok(Vec::new());
+        }
+        let ckpts = self.run.checkpoints();
+        let mut wanted: Vec<u64> = match self.shared {
+            Some(s) => s.generations()?,
+            None => checkpoint::list(&ckpts)?,
+        };
+        wanted.retain(|&e| e < g);
+        let wanted = &wanted[wanted.len().saturating_sub(k)..];
+        let mut out = Vec::with_capacity(wanted.len());
+        for &e in wanted {
+            let dir = checkpoint::generation_dir(&ckpts, e);
+            if let Some(s) = self.shared
+                && !dir.join("meta.json").is_file()
+            {
+                s.pull_checkpoint(e, true)?;
+            }
+            let (model, _) = checkpoint::load_trained_model(self.game, &dir, &self.device)?;
+            out.push((e, model));
+        }
+        Ok(out)
     }
 
     /// The best network against opponents that never change; false when a

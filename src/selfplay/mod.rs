@@ -189,12 +189,15 @@ impl<S: State> InFlight<S> for Slot<S> {
     }
 }
 
+/// A position searched in full: its policy target over dense action
+/// indices and the search's win/draw/loss there.
+type Searched<S> = (S, Vec<(u32, f32)>, Option<[f32; 3]>);
+
 struct Slot<S: State> {
     decisions: u64,
     search: Search<S>,
-    /// Positions searched in full, with their policy targets and the
-    /// search's value there.
-    samples: Vec<(S, Vec<(u32, f32)>, Option<[f32; 3]>)>,
+    /// Positions searched in full, with their targets.
+    samples: Vec<Searched<S>>,
     low_streak: [u32; 2],
     /// Nobody resigns in this game; the first would-be resigner is noted.
     check_only: bool,

@@ -74,6 +74,12 @@ pub struct TrainConfig {
     /// Cores for training (0 = all): the size of the thread pool the CPU
     /// backend computes the steps in.
     pub threads: usize,
+    /// Each generation's network is the mean of the weights training
+    /// arrived at in this many latest generations, its own included
+    /// (stochastic weight averaging, as KataGo plays): single generations
+    /// scatter around what they learn, the mean sits nearer the middle.
+    /// Training goes on from its own weights. 1 = off.
+    pub average_generations: u32,
 }
 
 impl Default for TrainConfig {
@@ -97,6 +103,7 @@ impl Default for TrainConfig {
             train_ratio: 4.0,
             min_positions: 2_000,
             threads: 0,
+            average_generations: 1,
         }
     }
 }
@@ -158,6 +165,9 @@ impl TrainConfig {
         };
         if self.batch_size == 0 {
             return Err("train.batch_size must be at least 1".into());
+        }
+        if self.average_generations == 0 {
+            return Err("train.average_generations must be at least 1 (1 = no averaging)".into());
         }
         pos("learning_rate", self.learning_rate)?;
         pos("train_ratio", self.train_ratio)?;
