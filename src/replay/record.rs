@@ -72,35 +72,7 @@ struct SampleV2 {
     full_search: bool,
 }
 
-/// A file as format 2 wrote it.
-#[derive(Deserialize)]
-struct RecordFileV2 {
-    meta: RecordMeta,
-    samples: Vec<SampleV2>,
-}
-
-impl From<RecordFileV2> for RecordFile {
-    fn from(f: RecordFileV2) -> RecordFile {
-        RecordFile {
-            meta: f.meta,
-            samples: f
-                .samples
-                .into_iter()
-                .map(|s| Sample {
-                    position: s.position,
-                    policy: s.policy,
-                    outcome: s.outcome,
-                    margin: s.margin,
-                    full_search: s.full_search,
-                    moves_left: None,
-                    search_wdl: None,
-                })
-                .collect(),
-        }
-    }
-}
-
-/// A sample as format 3 wrote it.
+/// A sample as format 3 wrote it: format 2's and the moves left.
 #[derive(Deserialize)]
 struct SampleV3 {
     position: Vec<u8>,
@@ -111,29 +83,48 @@ struct SampleV3 {
     moves_left: Option<u32>,
 }
 
-/// A file as format 3 wrote it.
-#[derive(Deserialize)]
-struct RecordFileV3 {
-    meta: RecordMeta,
-    samples: Vec<SampleV3>,
+impl From<SampleV2> for SampleV3 {
+    fn from(s: SampleV2) -> SampleV3 {
+        SampleV3 {
+            position: s.position,
+            policy: s.policy,
+            outcome: s.outcome,
+            margin: s.margin,
+            full_search: s.full_search,
+            moves_left: None,
+        }
+    }
 }
 
-impl From<RecordFileV3> for RecordFile {
-    fn from(f: RecordFileV3) -> RecordFile {
+impl From<SampleV3> for Sample {
+    fn from(s: SampleV3) -> Sample {
+        Sample {
+            position: s.position,
+            policy: s.policy,
+            outcome: s.outcome,
+            margin: s.margin,
+            full_search: s.full_search,
+            moves_left: s.moves_left,
+            search_wdl: None,
+        }
+    }
+}
+
+/// A file as an older format wrote it, its samples of that format's kind.
+#[derive(Deserialize)]
+struct OldRecordFile<S> {
+    meta: RecordMeta,
+    samples: Vec<S>,
+}
+
+impl<S: Into<SampleV3>> From<OldRecordFile<S>> for RecordFile {
+    fn from(f: OldRecordFile<S>) -> RecordFile {
         RecordFile {
             meta: f.meta,
             samples: f
                 .samples
                 .into_iter()
-                .map(|s| Sample {
-                    position: s.position,
-                    policy: s.policy,
-                    outcome: s.outcome,
-                    margin: s.margin,
-                    full_search: s.full_search,
-                    moves_left: s.moves_left,
-                    search_wdl: None,
-                })
+                .map(|s| Sample::from(s.into()))
                 .collect(),
         }
     }
@@ -330,9 +321,9 @@ pub fn decode<G: Game>(game: &G, path: &Path, bytes: &[u8]) -> Result<RecordFile
         return Err(RecordError::Checksum { path: path_buf() });
     }
     let decoded = match version {
-        2 => bincode::serde::decode_from_slice::<RecordFileV2, _>(payload, config())
+        2 => bincode::serde::decode_from_slice::<OldRecordFile<SampleV2>, _>(payload, config())
             .map(|(f, used)| (RecordFile::from(f), used)),
-        3 => bincode::serde::decode_from_slice::<RecordFileV3, _>(payload, config())
+        3 => bincode::serde::decode_from_slice::<OldRecordFile<SampleV3>, _>(payload, config())
             .map(|(f, used)| (RecordFile::from(f), used)),
         _ => bincode::serde::decode_from_slice(payload, config()),
     };
