@@ -101,12 +101,17 @@ impl CheckpointMeta {
             games_played: 0,
             rng_stream: generation,
             gating: None,
-            created_unix: std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| d.as_secs()),
+            created_unix: now_unix(),
             averaged_from: Vec::new(),
         }
     }
+}
+
+/// Seconds since the Unix epoch (0 on a clock set before it).
+fn now_unix() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
 }
 
 fn yinsh() -> String {
@@ -173,24 +178,10 @@ pub fn save(
     Ok(dir)
 }
 
-/// Writes a checkpoint whose network `model` is an average and differs
-/// from the weights training arrived at, `trained`: those go beside it
-/// (`trained.bpk`), for training to go on from ([`load_trained_model`]).
-pub fn save_averaged(
-    checkpoints: &Path,
-    meta: &CheckpointMeta,
-    model: &Model,
-    trained: &Model,
-    optimizer: Option<&[u8]>,
-) -> Result<PathBuf, CheckpointError> {
-    let dir = generation_dir(checkpoints, meta.generation);
-    save_to(&dir, meta, model, Some(trained), optimizer)?;
-    Ok(dir)
-}
-
 /// Writes a checkpoint atomically into the directory `dir`, whatever its
 /// name (an averaged network, a network to ship): the network, the trained
-/// weights where they differ from it, the optimizer state, the meta. A
+/// weights where they differ from it (`trained.bpk`, which
+/// [`load_trained_model`] goes on from), the optimizer state, the meta. A
 /// directory already there is replaced.
 pub fn save_to(
     dir: &Path,
@@ -284,7 +275,7 @@ pub fn average_checkpoints<G: Game>(
         replay_files: Vec::new(),
         averaged_from: generations,
         gating: None,
-        created_unix: CheckpointMeta::new(game, 0, newest.model.clone()).created_unix,
+        created_unix: now_unix(),
         ..newest.clone()
     };
     save_to(out, &meta, &model, None, None)?;
@@ -375,7 +366,7 @@ pub fn load_model<G: Game>(
 
 /// Loads the weights training arrived at in a checkpoint: its
 /// `trained.bpk` where its network is an average of generations
-/// ([`save_averaged`]), else its network. Training goes on from these.
+/// ([`save_to`]), else its network. Training goes on from these.
 pub fn load_trained_model<G: Game>(
     game: &G,
     dir: &Path,

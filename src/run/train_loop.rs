@@ -12,7 +12,7 @@
 //! checkpoint is redone from its weights and optimizer state, so nothing is
 //! trained on top of a state that was never saved.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, VecDeque};
 use std::fs;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -226,6 +226,10 @@ struct Loop<'a, G: GamePlayers> {
     /// The metadata of the newest checkpoint.
     meta: CheckpointMeta,
     best: u64,
+    /// The trained weights of the latest generations, oldest first, that
+    /// the next network averages in (`[train] average_generations`): read
+    /// from their checkpoints once, then kept.
+    recent: VecDeque<(u64, Model)>,
 }
 
 impl<'a, G: GamePlayers> Loop<'a, G> {
@@ -320,6 +324,7 @@ impl<'a, G: GamePlayers> Loop<'a, G> {
             window,
             meta,
             best,
+            recent: VecDeque::new(),
         })
     }
 
@@ -656,8 +661,8 @@ impl<'a, G: GamePlayers> Loop<'a, G> {
             .trainer
             .optimizer_bytes()
             .map_err(|e| anyhow::anyhow!("optimizer state: {e}"))?;
-        let earlier = self.earlier_trained(g)?;
-        if earlier.is_empty() {
+        let k = self.cfg.train.average_generations as usize;
+        if k <= 1 {
             return Ok(checkpoint::save(
                 &self.run.checkpoints(),
                 &self.meta,
@@ -665,39 +670,33 @@ impl<'a, G: GamePlayers> Loop<'a, G> {
                 Some(&optimizer),
             )?);
         }
-        let mut generations: Vec<u64> = earlier.iter().map(|(e, _)| *e).collect();
-        generations.push(g);
-        self.meta.averaged_from = generations;
-        let mut models: Vec<Model> = earlier.into_iter().map(|(_, m)| m).collect();
-        models.push(trained.clone());
+        if self.recent.is_empty() {
+            self.recent = self.trained_before(g, k - 1)?;
+        }
+        self.recent.push_back((g, trained.clone()));
+        while self.recent.len() > k {
+            self.recent.pop_front();
+        }
+        self.meta.averaged_from = self.recent.iter().map(|(e, _)| *e).collect();
+        let models: Vec<Model> = self.recent.iter().map(|(_, m)| m.clone()).collect();
         let mean = crate::nn::average(&models).map_err(|e| anyhow::anyhow!("averaging: {e}"))?;
-        Ok(checkpoint::save_averaged(
-            &self.run.checkpoints(),
-            &self.meta,
-            &mean,
-            &trained,
-            Some(&optimizer),
-        )?)
+        let dir = checkpoint::generation_dir(&self.run.checkpoints(), g);
+        checkpoint::save_to(&dir, &self.meta, &mean, Some(&trained), Some(&optimizer))?;
+        Ok(dir)
     }
 
-    /// The trained weights of the generations before `g` that its network
-    /// averages in (`[train] average_generations` less one), oldest first;
-    /// none when averaging is off. A trainer resumed on another machine
+    /// The trained weights of the last `n` generations before `g`, oldest
+    /// first, from their checkpoints. A trainer resumed on another machine
     /// fetches the ones it lacks from the run's store.
-    fn earlier_trained(&self, g: u64) -> Result<Vec<(u64, Model)>, LoopError> {
-        let k = self.cfg.train.average_generations.saturating_sub(1) as usize;
-        if k == 0 {
-            return Ok(Vec::new());
-        }
+    fn trained_before(&self, g: u64, n: usize) -> Result<VecDeque<(u64, Model)>, LoopError> {
         let ckpts = self.run.checkpoints();
         let mut wanted: Vec<u64> = match self.shared {
             Some(s) => s.generations()?,
             None => checkpoint::list(&ckpts)?,
         };
         wanted.retain(|&e| e < g);
-        let wanted = &wanted[wanted.len().saturating_sub(k)..];
-        let mut out = Vec::with_capacity(wanted.len());
-        for &e in wanted {
+        let mut out = VecDeque::with_capacity(n);
+        for &e in &wanted[wanted.len().saturating_sub(n)..] {
             let dir = checkpoint::generation_dir(&ckpts, e);
             if let Some(s) = self.shared
                 && !dir.join("meta.json").is_file()
@@ -705,7 +704,7 @@ impl<'a, G: GamePlayers> Loop<'a, G> {
                 s.pull_checkpoint(e, true)?;
             }
             let (model, _) = checkpoint::load_trained_model(self.game, &dir, &self.device)?;
-            out.push((e, model));
+            out.push_back((e, model));
         }
         Ok(out)
     }
