@@ -5,6 +5,7 @@
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use yinsh_zero::evaluator::{Evaluation, Evaluator, UniformEvaluator};
+use yinsh_zero::game::State;
 use yinsh_zero::mcts::{Leaf, Search, SearchConfig, SearchError, SearchResult, search};
 use yinsh_zero::yinsh::{Action, Color, Decision, Position};
 
@@ -177,6 +178,8 @@ fn gumbel_finds_the_winning_move() {
 fn gumbel_with_noise_mostly_finds_the_win() {
     let cfg = SearchConfig {
         noise: true,
+        temperature: 1.0,
+        temperature_turns: u32::MAX,
         ..gumbel(600)
     };
     let positions = blitz_wins_in_one();
@@ -191,6 +194,44 @@ fn gumbel_with_noise_mostly_finds_the_win() {
     }
     eprintln!("won {found} of {tries}");
     assert!(found * 4 >= tries * 3, "won {found} of {tries}");
+}
+
+/// The turn's temperature scales the Gumbel noise: in the first
+/// `temperature_turns` the seed varies the choice, after them (a final
+/// temperature of 0) the search is the same whatever the seed.
+#[test]
+fn gumbel_noise_follows_the_temperature_schedule() {
+    let positions = random_positions(Position::new(), 2, 5);
+    let (early, late): (Vec<&Position>, Vec<&Position>) = positions
+        .iter()
+        .filter(|p| p.legal_actions().len() > 4)
+        .partition(|p| p.ply() < 10);
+    assert!(early.len() >= 5 && late.len() >= 5);
+    let cfg = SearchConfig {
+        noise: true,
+        temperature: 1.0,
+        temperature_turns: 10,
+        final_temperature: 0.0,
+        gumbel_m: 4,
+        ..gumbel(16)
+    };
+    let choices = |pos: &Position| -> Vec<Action> {
+        (0..8).map(|seed| run(pos, &cfg, seed).action).collect()
+    };
+    let varied = |v: &[Action]| v.iter().any(|a| *a != v[0]);
+    assert!(
+        early.iter().filter(|p| varied(&choices(p))).count() * 2 >= early.len(),
+        "the noise hardly varies the opening's choices"
+    );
+    for pos in late {
+        let v = choices(pos);
+        assert!(!varied(&v), "seeds chose {v:?} at ply {}", pos.ply());
+        let quiet = SearchConfig {
+            noise: false,
+            ..cfg.clone()
+        };
+        assert_eq!(run(pos, &quiet, 0).action, v[0]);
+    }
 }
 
 #[test]

@@ -49,7 +49,8 @@ pub struct SearchConfig {
     pub root_fpu_reduction: f32,
     /// Self-play exploration (default true): Dirichlet noise at the root of
     /// full PUCT searches, and Gumbel noise on the sampled actions of Gumbel
-    /// searches. Off, both searches are deterministic given the evaluator.
+    /// searches (scaled by the turn's temperature). Off, both searches are
+    /// deterministic given the evaluator.
     pub noise: bool,
     /// Dirichlet concentration summed over the legal actions (default 10):
     /// each action gets `alpha = dirichlet_alpha_total / n_legal`, so noise
@@ -57,11 +58,15 @@ pub struct SearchConfig {
     pub dirichlet_alpha_total: f32,
     /// Weight of the noise in the root priors (default 0.25).
     pub noise_fraction: f32,
-    /// Temperature of the move choice (PUCT) for the first `temperature_turns`
-    /// turns (placements and ring moves, default 1.0 for 20 turns)...
+    /// Temperature of the move choice for the first `temperature_turns`
+    /// turns (decisions, as the game's `ply` counts them; default 1.0 for
+    /// 20 turns)... Under PUCT it flattens the sampling of visit counts; under
+    /// Gumbel it scales the Gumbel noise of the root (mctx's
+    /// `gumbel_scale`), which is what varies the Gumbel choice.
     pub temperature: f32,
     pub temperature_turns: u32,
-    /// ...and after them (default 0: the most visited action).
+    /// ...and after them (default 0: the most visited action under PUCT,
+    /// the noise-free sequential halving winner under Gumbel).
     pub final_temperature: f32,
     /// Keep the subtree of the played action for the next search (default true).
     pub tree_reuse: bool,

@@ -113,19 +113,24 @@ pub struct GumbelRoot {
 
 impl GumbelRoot {
     /// Samples `min(gumbel_m, legal actions, budget)` distinct actions by
-    /// Gumbel-top-k over the root's logits.
+    /// Gumbel-top-k over the root's logits, the Gumbel noise multiplied by
+    /// `noise_scale` (mctx's `gumbel_scale`): 1 samples as the policy
+    /// would, 0 takes the top logits and makes the whole search
+    /// deterministic.
     pub fn new<S: State>(
         tree: &Tree<S>,
         root: NodeId,
         cfg: &SearchConfig,
         budget: u32,
-        noise: bool,
+        noise_scale: f32,
         rng: &mut impl Rng,
     ) -> GumbelRoot {
         let edges = tree.edges_of(root);
         let n = edges.len();
-        let g = if noise {
-            noise::gumbel(rng, n)
+        let g = if noise_scale > 0.0 {
+            let mut g = noise::gumbel(rng, n);
+            g.iter_mut().for_each(|x| *x *= noise_scale);
+            g
         } else {
             vec![0.0; n]
         };

@@ -91,7 +91,7 @@ pub enum Leaf<S> {
 pub struct SearchResult<A> {
     /// The action to play: sampled from the visits with the turn's
     /// temperature (PUCT), or the winner of sequential halving (Gumbel,
-    /// whose Gumbel noise already varies the choice; temperature is unused).
+    /// whose root noise the turn's temperature scales).
     pub action: A,
     /// The legal actions of the root, in [`State::legal_actions`] order.
     pub actions: Vec<A>,
@@ -327,12 +327,21 @@ impl<S: State> Search<S> {
     fn prepare_root(&mut self) {
         self.mv.prepared = true;
         if self.cfg.gumbel {
+            // The turn's temperature scales the Gumbel noise as it would
+            // flatten PUCT's visit sampling: past the opening a zero
+            // temperature plays the best action, so that self-play punishes
+            // the mistakes the opening's noise let in.
+            let scale = if self.cfg.noise {
+                self.cfg.temperature_at(self.tree.node(ROOT).pos.ply())
+            } else {
+                0.0
+            };
             self.mv.gumbel = Some(GumbelRoot::new(
                 &self.tree,
                 ROOT,
                 &self.cfg,
                 self.mv.budget,
-                self.cfg.noise,
+                scale,
                 &mut self.rng,
             ));
             return;
