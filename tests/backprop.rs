@@ -5,6 +5,7 @@ use burn::module::{Module, ModuleVisitor, Param};
 use burn::tensor::{Tensor, TensorData};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
+use std::sync::Mutex;
 use yinsh_zero::game::{Game, State};
 use yinsh_zero::grid::Grid;
 use yinsh_zero::nn::{Model, ModelConfig, default_device};
@@ -113,14 +114,38 @@ fn same_metrics(native: &StepMetrics, graph: &StepMetrics, what: &str) {
     assert_eq!(native.learning_rate, graph.learning_rate, "{what}");
 }
 
-/// One plain SGD step of rate 1: each weight moves by exactly minus its
-/// gradient, so the weights after the step compare the gradients.
-fn gradients_match<G: Game>(game: &G, blocks: usize, channels: usize, n: usize, seed: u64) {
+/// A network of the given size with weights drawn from `seed`, the same
+/// in every run.
+///
+/// The two passes compute the same function with different roundings
+/// (Winograd convolutions against burn's direct ones), and ReLU's
+/// derivative jumps at 0: where a pre-activation falls within rounding of
+/// 0, one channel of one layer gets a different gradient, and everything
+/// below it follows. About 4 random initialisations in 100 of the YINSH
+/// network do that (each pass repeats its own answer exactly; the gradients
+/// below that channel then differ by up to 1.7e-3). Fixed weights keep the
+/// check exact and repeatable rather than loosened for everyone.
+fn seeded_model<G: Game>(game: &G, blocks: usize, channels: usize, seed: u64) -> Model {
+    // burn's CPU backend draws from one process-wide generator: seed and
+    // draw with no other test of this file drawing in between.
+    static DRAWS: Mutex<()> = Mutex::new(());
+    let _alone = DRAWS.lock().unwrap_or_else(|e| e.into_inner());
     let device = default_device();
+    device.seed(seed);
     let model = ModelConfig::new()
         .with_blocks(blocks)
         .with_channels(channels)
         .init(&game.net_shape(), &device);
+    // burn initialises parameters lazily, on first use: draw them now.
+    parameters(&model);
+    model
+}
+
+/// One plain SGD step of rate 1: each weight moves by exactly minus its
+/// gradient, so the weights after the step compare the gradients.
+fn gradients_match<G: Game>(game: &G, blocks: usize, channels: usize, n: usize, seed: u64) {
+    let device = default_device();
+    let model = seeded_model(game, blocks, channels, seed);
     let before = parameters(&model);
     let cfg = TrainConfig {
         optimizer: OptimizerKind::Sgd,
@@ -183,10 +208,7 @@ fn grid_gradients_match_burns_autodiff() {
 fn adam_steps_follow_the_same_losses() {
     let game = Yinsh::blitz();
     let device = default_device();
-    let model = ModelConfig::new()
-        .with_blocks(1)
-        .with_channels(16)
-        .init(&game.net_shape(), &device);
+    let model = seeded_model(&game, 1, 16, 3);
     let cfg = TrainConfig {
         warmup_steps: 2,
         learning_rate: 2e-3,
