@@ -600,6 +600,8 @@ mod tests {
             fast_simulations: 16,
             full_search_prob: 0.5,
             gumbel: true,
+            // Gumbel noise on every move (README, Six Men's Morris).
+            final_temperature: 1.0,
             ..play
         };
         assert_eq!(toml.search, selfplay);
