@@ -328,9 +328,9 @@ impl<S: State> Search<S> {
         self.mv.prepared = true;
         if self.cfg.gumbel {
             // The turn's temperature scales the Gumbel noise as it would
-            // flatten PUCT's visit sampling: past the opening a zero
-            // temperature plays the best action, so that self-play punishes
-            // the mistakes the opening's noise let in.
+            // flatten PUCT's visit sampling: a zero temperature plays the
+            // best action, which punishes the mistakes earlier noise let in
+            // but narrows what self-play sees (README, Six Men's Morris).
             let scale = if self.cfg.noise {
                 self.cfg.temperature_at(self.tree.node(ROOT).pos.ply())
             } else {
