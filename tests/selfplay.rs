@@ -5,7 +5,7 @@ use std::fs;
 use std::path::Path;
 
 use yinsh_zero::evaluator::UniformEvaluator;
-use yinsh_zero::game::Game;
+use yinsh_zero::game::{Game, State};
 use yinsh_zero::mcts::SearchConfig;
 use yinsh_zero::replay::record;
 use yinsh_zero::selfplay::{self, Progress, SelfPlayConfig};
@@ -337,4 +337,107 @@ fn bad_inference_server_settings_are_refused_by_name() {
             .to_string()
             .contains("server_wait_ms")
     );
+}
+
+/// Plays Six Men's Morris games, one game per record file, and returns the
+/// summary with each game's first recorded position.
+fn morris_games(
+    dir: &Path,
+    side_games: f32,
+    games: u64,
+) -> (selfplay::SelfPlaySummary, Vec<yinsh_zero::morris::Position>) {
+    let game = yinsh_zero::morris::Morris::new(yinsh_zero::morris::Variant::Six);
+    let cfg = SelfPlayConfig {
+        workers: 1,
+        games_in_flight: 2,
+        games_per_file: 1,
+        random_placements: 0,
+        side_games,
+        ..SelfPlayConfig::default()
+    };
+    let search = SearchConfig {
+        simulations: 8,
+        full_search_prob: 1.0,
+        ..SearchConfig::default()
+    };
+    let s = selfplay::run(
+        &game,
+        &cfg,
+        &search,
+        games,
+        5,
+        0,
+        dir,
+        "g000000",
+        |_| Ok(UniformEvaluator),
+        &Progress::default(),
+        &|| false,
+    )
+    .unwrap();
+    let firsts = s
+        .files
+        .iter()
+        .map(|f| {
+            let file = record::read(&game, f).unwrap();
+            game.read_state(&file.samples[0].position).unwrap()
+        })
+        .collect();
+    (s, firsts)
+}
+
+#[test]
+fn side_games_start_where_an_earlier_game_could_have_gone() {
+    let game = yinsh_zero::morris::Morris::new(yinsh_zero::morris::Variant::Six);
+    let start = game.start();
+
+    let dir = tempfile::tempdir().unwrap();
+    let (s, firsts) = morris_games(dir.path(), 0.0, 6);
+    assert_eq!(s.side_games, 0);
+    assert!(
+        firsts.iter().all(|p| *p == start),
+        "no random opening, no side games"
+    );
+
+    let dir = tempfile::tempdir().unwrap();
+    let (s, firsts) = morris_games(dir.path(), 1.0, 12);
+    assert_eq!(s.games, 12);
+    // The first two games fill the slots before any game has ended; after
+    // that every new game takes the side position of one that has.
+    assert_eq!(s.side_games, 10, "{s:?}");
+    let from_start = firsts.iter().filter(|p| **p == start).count();
+    assert_eq!(from_start, 2);
+    for p in firsts.iter().filter(|p| **p != start) {
+        assert!(!p.is_over());
+        assert!(p.ply() >= 1, "{p}");
+    }
+    // Side positions come from different decisions of different games.
+    let distinct: std::collections::HashSet<String> =
+        firsts.iter().map(|p| p.to_string()).collect();
+    assert!(distinct.len() >= 8, "{} distinct starts", distinct.len());
+}
+
+#[test]
+fn a_side_game_share_outside_zero_to_one_is_refused_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    for bad in [-0.1, 1.5, f32::NAN] {
+        let cfg = SelfPlayConfig {
+            side_games: bad,
+            ..SelfPlayConfig::default()
+        };
+        let err = selfplay::run(
+            &BLITZ,
+            &cfg,
+            &SearchConfig::default(),
+            1,
+            0,
+            0,
+            dir.path(),
+            "g000000",
+            |_| Ok(UniformEvaluator),
+            &Progress::default(),
+            &|| false,
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("side_games"), "{err}");
+    }
 }

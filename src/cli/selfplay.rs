@@ -164,6 +164,12 @@ pub fn print_summary(s: &SelfPlaySummary) {
         100.0 * s.draws as f64 / g,
         s.resigned
     );
+    if s.side_games > 0 {
+        println!(
+            "{} games from side positions of earlier games",
+            s.side_games
+        );
+    }
     if s.resign_checks > 0 {
         println!(
             "resignation checks: {} games played out, {} would-be resignations were wrong",

@@ -407,11 +407,9 @@ impl RunConfig {
                 "workers: games_per_batch must be at least 1 and poll_seconds more than 0".into(),
             );
         }
-        if self.selfplay.games_in_flight == 0 || self.selfplay.games_per_file == 0 {
-            return Err(
-                "selfplay.games_in_flight and selfplay.games_per_file must be at least 1".into(),
-            );
-        }
+        self.selfplay
+            .validate()
+            .map_err(|e| format!("selfplay: {e}"))?;
         self.selfplay
             .server_options()
             .map_err(|e| format!("selfplay: {e}"))?;
@@ -513,6 +511,19 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("train.search_value_weight"), "{e}");
+        for text in [
+            "[selfplay]\nside_games = 1.5\n",
+            "[selfplay]\nside_games = -0.5\n",
+        ] {
+            let e = RunConfig::from_toml(text, "c.toml")
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains("c.toml") && e.contains("side_games"), "{e}");
+        }
+        let e = RunConfig::from_toml("[selfplay]\nresign_check_share = 2.0\n", "c.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("resign_check_share"), "{e}");
         let e = RunConfig::from_toml("[typo]\nx = 1\n", "c.toml")
             .unwrap_err()
             .to_string();

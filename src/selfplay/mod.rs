@@ -6,6 +6,7 @@
 //! own single-threaded inference), so two workers keep two cores busy
 //! without sharing anything but a game counter.
 
+use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -16,7 +17,7 @@ use rand::{Rng, SeedableRng};
 use serde::{Deserialize, Serialize};
 
 use crate::evaluator::{Evaluator, Inference, ServerOptions};
-use crate::game::{Color, Game, GameResult, State};
+use crate::game::{ActionOf, Color, Game, GameResult, State};
 use crate::mcts::batch::{self, Batches, InFlight};
 use crate::mcts::{Search, SearchConfig, SearchError};
 use crate::replay::record::{self, RecordError, RecordFile, RecordMeta, Sample};
@@ -34,6 +35,14 @@ pub struct SelfPlayConfig {
     /// count itself is uniform in 0..=this), for variety between games
     /// (YINSH: ring placements).
     pub random_placements: u32,
+    /// Share of games that start from a side position of an earlier game
+    /// instead of the opening: a position one of its decisions could have
+    /// reached with a uniformly random other move (KataGo's side
+    /// positions). Self-play otherwise never meets the replies its own
+    /// network would not make, which an opponent's different but sound
+    /// moves (a perfect player's other drawing moves) steer into; the
+    /// earlier game itself goes on unperturbed, so its targets stay clean.
+    pub side_games: f32,
     /// Resign when the searched value of the player to act stays below this
     /// (P(win) - P(loss)) for `resign_consecutive` of its decisions.
     pub resign_threshold: f32,
@@ -60,6 +69,7 @@ impl Default for SelfPlayConfig {
             workers: 0,
             games_in_flight: 32,
             random_placements: 4,
+            side_games: 0.0,
             resign_threshold: -0.9,
             resign_consecutive: 3,
             resign_check_share: 0.1,
@@ -80,6 +90,29 @@ impl SelfPlayConfig {
         } else {
             self.workers
         }
+    }
+
+    /// Checks the settings that every self-play needs (the server's are
+    /// checked by [`Self::server_options`]).
+    pub fn validate(&self) -> Result<(), SelfPlayError> {
+        if self.games_in_flight == 0 || self.games_per_file == 0 {
+            return Err(SelfPlayError::Config(
+                "games_in_flight and games_per_file must be at least 1".into(),
+            ));
+        }
+        if !(0.0..=1.0).contains(&self.resign_check_share) {
+            return Err(SelfPlayError::Config(format!(
+                "resign_check_share is a share of games, within 0..=1, not {}",
+                self.resign_check_share
+            )));
+        }
+        if !(0.0..=1.0).contains(&self.side_games) {
+            return Err(SelfPlayError::Config(format!(
+                "side_games is a share of games, within 0..=1, not {}",
+                self.side_games
+            )));
+        }
+        Ok(())
     }
 
     /// The inference server's settings, when `inference` asks for one.
@@ -143,6 +176,9 @@ pub struct SelfPlaySummary {
     pub black_wins: u64,
     pub draws: u64,
     pub resigned: u64,
+    /// Games played from a side position of an earlier game.
+    #[serde(default)]
+    pub side_games: u64,
     /// Games played out to check resignation, and how many of those the
     /// would-be resigner did not lose.
     pub resign_checks: u64,
@@ -170,6 +206,7 @@ impl SelfPlaySummary {
         self.black_wins += o.black_wins;
         self.draws += o.draws;
         self.resigned += o.resigned;
+        self.side_games += o.side_games;
         self.resign_checks += o.resign_checks;
         self.false_resigns += o.false_resigns;
         self.evaluator_seconds += o.evaluator_seconds;
@@ -203,6 +240,13 @@ struct Slot<S: State> {
     check_only: bool,
     would_resign: Option<Color>,
     resigned: Option<Color>,
+    /// Started from a side position rather than the opening.
+    side: bool,
+    /// This game's side position so far, and how many decisions could
+    /// have given it: one is kept, uniformly over them (reservoir sampling).
+    fork: Option<S>,
+    fork_candidates: u32,
+    rng: SmallRng,
 }
 
 /// Plays `games` self-play games of `game` with `search` settings, writing record
@@ -231,16 +275,7 @@ where
     F: Fn(usize) -> Result<E, String> + Sync,
 {
     search.validate()?;
-    if cfg.games_in_flight == 0 || cfg.games_per_file == 0 {
-        return Err(SelfPlayError::Config(
-            "games_in_flight and games_per_file must be at least 1".into(),
-        ));
-    }
-    if !(0.0..=1.0).contains(&cfg.resign_check_share) {
-        return Err(SelfPlayError::Config(
-            "resign_check_share must be within 0..=1".into(),
-        ));
-    }
+    cfg.validate()?;
     let started = Instant::now();
     let next_game = AtomicU64::new(0);
     let workers = cfg.worker_count().max(1);
@@ -303,17 +338,34 @@ struct Worker<'a, G: Game> {
 }
 
 impl<G: Game> Worker<'_, G> {
-    fn start_game(&self) -> Result<Option<Slot<G::State>>, SelfPlayError> {
+    /// Starts the next game of this generation, if any is left: from the
+    /// opening, or (a `side_games` share of them, while any is waiting)
+    /// from the newest side position of the worker's earlier games.
+    fn start_game(
+        &self,
+        forks: &mut VecDeque<G::State>,
+    ) -> Result<Option<Slot<G::State>>, SelfPlayError> {
         let index = self.next_game.fetch_add(1, Ordering::Relaxed);
         if index >= self.games {
             return Ok(None);
         }
         let mut rng = SmallRng::seed_from_u64(sub_seed(self.seed, index));
-        let mut pos = self.game.start();
-        let randoms = rng.random_range(0..=self.cfg.random_placements);
-        for a in crate::game::random_opening(&pos, randoms, &mut rng) {
-            pos.play_unchecked(a);
+        let mut side = None;
+        if self.cfg.side_games > 0.0 && rng.random::<f32>() < self.cfg.side_games {
+            side = forks.pop_back();
         }
+        let is_side = side.is_some();
+        let pos = match side {
+            Some(pos) => pos,
+            None => {
+                let mut pos = self.game.start();
+                let randoms = rng.random_range(0..=self.cfg.random_placements);
+                for a in crate::game::random_opening(&pos, randoms, &mut rng) {
+                    pos.play_unchecked(a);
+                }
+                pos
+            }
+        };
         let check_only = self.cfg.resign && rng.random::<f32>() < self.cfg.resign_check_share;
         Ok(Some(Slot {
             decisions: 0,
@@ -323,7 +375,34 @@ impl<G: Game> Worker<'_, G> {
             check_only,
             would_resign: None,
             resigned: None,
+            side: is_side,
+            fork: None,
+            fork_candidates: 0,
+            rng,
         }))
+    }
+
+    /// Offers the position after a random move other than `chosen` as this
+    /// game's side position, keeping one of all offers uniformly. A move
+    /// that ends the game leaves nothing to play out and is no offer.
+    fn offer_fork(&self, game: &mut Slot<G::State>, pos: &G::State, chosen: ActionOf<G>) {
+        if self.cfg.side_games <= 0.0 {
+            return;
+        }
+        let legal = pos.legal_actions();
+        let others: Vec<ActionOf<G>> = legal.iter().copied().filter(|&a| a != chosen).collect();
+        if others.is_empty() {
+            return;
+        }
+        let mut next = pos.clone();
+        next.play_unchecked(others[game.rng.random_range(0..others.len())]);
+        if next.is_over() {
+            return;
+        }
+        game.fork_candidates += 1;
+        if game.rng.random_range(0..game.fork_candidates) == 0 {
+            game.fork = Some(next);
+        }
     }
 
     fn play<E: Evaluator<G::State>>(
@@ -333,8 +412,12 @@ impl<G: Game> Worker<'_, G> {
         let started = Instant::now();
         let mut summary = SelfPlaySummary::default();
         let mut slots: Vec<Option<Slot<G::State>>> = Vec::new();
+        // Side positions waiting for a game, newest last. Games take the
+        // newest; when more wait than two per slot, the oldest are dropped.
+        let mut forks: VecDeque<G::State> = VecDeque::new();
+        let fork_cap = 2 * self.cfg.games_in_flight;
         for _ in 0..self.cfg.games_in_flight {
-            slots.push(self.start_game()?);
+            slots.push(self.start_game(&mut forks)?);
         }
         let mut pending: Vec<Sample> = Vec::new();
         let mut games_in_file = 0u32;
@@ -353,14 +436,20 @@ impl<G: Game> Worker<'_, G> {
                 |slot| {
                     let game = slot.as_mut().expect("a deciding game is in its slot");
                     if self.finish_decision(game)? {
-                        let game = slot.take().expect("slot holds a game");
+                        let mut game = slot.take().expect("slot holds a game");
+                        if let Some(fork) = game.fork.take() {
+                            if forks.len() >= fork_cap {
+                                forks.pop_front();
+                            }
+                            forks.push_back(fork);
+                        }
                         pending.extend(self.complete(game, &mut summary));
                         games_in_file += 1;
                         if games_in_file as usize >= self.cfg.games_per_file {
                             self.write(&mut pending, &mut seq, games_in_file, &mut summary)?;
                             games_in_file = 0;
                         }
-                        *slot = self.start_game()?;
+                        *slot = self.start_game(&mut forks)?;
                     }
                     Ok::<(), SelfPlayError>(())
                 },
@@ -393,6 +482,7 @@ impl<G: Game> Worker<'_, G> {
                 .zip(&result.policy)
                 .map(|(&a, &p)| (self.game.action_index(a) as u32, p))
                 .collect();
+            self.offer_fork(game, &pos, result.action);
             game.samples.push((pos, policy, result.policy_wdl));
             self.progress.positions.fetch_add(1, Ordering::Relaxed);
         }
@@ -436,6 +526,9 @@ impl<G: Game> Worker<'_, G> {
         }
         if game.resigned.is_some() {
             summary.resigned += 1;
+        }
+        if game.side {
+            summary.side_games += 1;
         }
         if game.check_only {
             summary.resign_checks += 1;
