@@ -390,12 +390,19 @@ impl<G: Game> Worker<'_, G> {
             return;
         }
         let legal = pos.legal_actions();
-        let others: Vec<ActionOf<G>> = legal.iter().copied().filter(|&a| a != chosen).collect();
-        if others.is_empty() {
+        if legal.len() < 2 {
             return;
         }
+        // Uniform over the other moves without collecting them: `chosen`
+        // appears once, so the last move stands in for it.
+        let i = game.rng.random_range(0..legal.len() - 1);
+        let other = if legal[i] == chosen {
+            legal[legal.len() - 1]
+        } else {
+            legal[i]
+        };
         let mut next = pos.clone();
-        next.play_unchecked(others[game.rng.random_range(0..others.len())]);
+        next.play_unchecked(other);
         if next.is_over() {
             return;
         }
