@@ -10,6 +10,7 @@ use super::net_player::PolicyPlayer;
 use super::player::Player;
 use super::random::RandomPlayer;
 use super::search_player::{RolloutEvaluator, SearchPlayer};
+use crate::evaluator::{Evaluator, SymmetryAverage};
 use crate::game::Game;
 use crate::mcts::SearchConfig;
 use crate::yinsh::{Position, Yinsh};
@@ -62,6 +63,7 @@ pub const KNOWN_PLAYERS: &[PlayerInfo] = &[
         keys: &[
             ("checkpoint", "checkpoint directory (required)"),
             ("backend", "flex (CPU, default), cuda or wgpu"),
+            ("symmetries", SYMMETRIES_ABOUT),
         ],
         about: "the network's most probable action, no search",
     },
@@ -76,10 +78,14 @@ pub const KNOWN_PLAYERS: &[PlayerInfo] = &[
             ),
             ("gumbel", "true|false: Gumbel root search (default false)"),
             ("backend", "flex (CPU, default), cuda or wgpu"),
+            ("symmetries", SYMMETRIES_ABOUT),
         ],
         about: "the network guiding the tree search",
     },
 ];
+
+const SYMMETRIES_ABOUT: &str = "true|false: average the network over the board's symmetries, \
+     one evaluation each (default false)";
 
 /// A parsed player spec: a name and `key=value` options, in order.
 ///
@@ -407,7 +413,25 @@ pub(crate) fn parse_num(
     }
 }
 
+/// The network a `net-*` spec names, averaged over the board's symmetries
+/// where it asks for that.
 fn load_net<G: Game>(
+    game: &G,
+    spec: &PlayerSpec,
+) -> Result<Box<dyn Evaluator<G::State> + Send>, PlayerSpecError> {
+    let net = load_checkpoint(game, spec)?;
+    let symmetric = match spec.get("symmetries") {
+        Some(v) => parse_bool(spec, "symmetries", v)?,
+        None => false,
+    };
+    Ok(if symmetric {
+        Box::new(SymmetryAverage::new(game.clone(), net))
+    } else {
+        Box::new(net)
+    })
+}
+
+fn load_checkpoint<G: Game>(
     game: &G,
     spec: &PlayerSpec,
 ) -> Result<crate::nn::NetEvaluator<G>, PlayerSpecError> {

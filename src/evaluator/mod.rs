@@ -64,4 +64,6 @@ impl<S: State> Evaluator<S> for UniformEvaluator {
 }
 
 mod server;
+mod symmetry;
 pub use server::{BatchServer, Inference, ServerClient, ServerOptions, ServerStats};
+pub use symmetry::SymmetryAverage;
