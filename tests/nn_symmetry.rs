@@ -32,11 +32,16 @@ fn small_net<G: Game>(game: &G) -> NetEvaluator<G> {
     .unwrap()
 }
 
-/// The largest difference between `a` (for `pos`) and `b` (for its image
-/// under symmetry `k`), priors compared action by action through the
+/// The largest difference between `a` (for `pos`) and `b` (for `image`, its
+/// image under symmetry `k`), priors compared action by action through the
 /// game's own symmetry tables.
-fn distance<G: Game>(game: &G, pos: &G::State, k: usize, a: &Evaluation, b: &Evaluation) -> f32 {
-    let image = game.transform(pos, k);
+fn distance<G: Game>(
+    game: &G,
+    (pos, image): (&G::State, &G::State),
+    k: usize,
+    a: &Evaluation,
+    b: &Evaluation,
+) -> f32 {
     let image_legal = image.legal_actions();
     let mut worst = (0..3)
         .map(|i| (a.wdl[i] - b.wdl[i]).abs())
@@ -73,7 +78,7 @@ fn check_equivariance<G: Game>(game: G, games: usize, every: u32) {
                     .evaluate(std::slice::from_ref(&image))
                     .pop()
                     .unwrap();
-                let d = distance(&game, &pos, s, &a, &b);
+                let d = distance(&game, (&pos, &image), s, &a, &b);
                 assert!(
                     d < 1e-4,
                     "{}: symmetry {s} at ply {}: {d}",
@@ -84,7 +89,7 @@ fn check_equivariance<G: Game>(game: G, games: usize, every: u32) {
                 assert!((a.wdl.iter().sum::<f32>() - 1.0).abs() < 1e-4);
                 let a = raw.evaluate(std::slice::from_ref(&pos)).pop().unwrap();
                 let b = raw.evaluate(std::slice::from_ref(&image)).pop().unwrap();
-                raw_worst = raw_worst.max(distance(&game, &pos, s, &a, &b));
+                raw_worst = raw_worst.max(distance(&game, (&pos, &image), s, &a, &b));
                 checked += 1;
             }
             let l = pos.legal_actions();

@@ -2,9 +2,9 @@
 //! symmetries.
 //!
 //! A network sees each symmetric copy of a position as a different input,
-//! and its answers for them differ by the noise of its fit. AlphaGo Zero
-//! averaged the eight rotations and reflections of Go at evaluation time for
-//! its strongest play; the average is equivariant by construction (the
+//! and its answers for them differ by the noise of its fit. AlphaGo (2016)
+//! averaged its networks over the eight rotations and reflections of Go at
+//! run time; the average is equivariant by construction (the
 //! symmetries form a group, so every copy of a position gets the same
 //! averaged answer, transformed) and is less noisy than any one copy. It
 //! costs one network evaluation per symmetry.
@@ -41,11 +41,6 @@ impl<G: Game, E: Evaluator<G::State>> SymmetryAverage<G, E> {
         let slot = vec![u32::MAX; game.net_shape().action_space()];
         SymmetryAverage { game, inner, slot }
     }
-
-    /// The wrapped evaluator.
-    pub fn inner(&self) -> &E {
-        &self.inner
-    }
 }
 
 impl<G: Game, E: Evaluator<G::State>> Evaluator<G::State> for SymmetryAverage<G, E> {
@@ -66,17 +61,24 @@ impl<G: Game, E: Evaluator<G::State>> Evaluator<G::State> for SymmetryAverage<G,
             .iter()
             .zip(evals.chunks(k).zip(copies.chunks(k)))
             .map(|(pos, (evals, copies))| {
-                let legal = pos.legal_actions();
+                let legal: Vec<usize> = pos
+                    .legal_actions()
+                    .iter()
+                    .map(|&a| self.game.action_index(a))
+                    .collect();
                 let mut priors = vec![0.0f32; legal.len()];
                 let mut wdl = [0.0f32; 3];
                 for (s, (e, copy)) in evals.iter().zip(copies).enumerate() {
-                    let copy_legal = copy.legal_actions();
-                    for (j, &b) in copy_legal.iter().enumerate() {
-                        self.slot[self.game.action_index(b)] = j as u32;
+                    let copy_legal: Vec<usize> = copy
+                        .legal_actions()
+                        .iter()
+                        .map(|&b| self.game.action_index(b))
+                        .collect();
+                    for (j, &index) in copy_legal.iter().enumerate() {
+                        self.slot[index] = j as u32;
                     }
-                    for (i, &a) in legal.iter().enumerate() {
-                        let image = self.game.transform_index(self.game.action_index(a), s);
-                        let j = self.slot[image];
+                    for (i, &index) in legal.iter().enumerate() {
+                        let j = self.slot[self.game.transform_index(index, s)];
                         // The image of a legal action is legal in the image
                         // of the position (the game's symmetry tables
                         // promise it; tests/nn_symmetry.rs checks it).
@@ -85,8 +87,8 @@ impl<G: Game, E: Evaluator<G::State>> Evaluator<G::State> for SymmetryAverage<G,
                             priors[i] += p;
                         }
                     }
-                    for &b in copy_legal.iter() {
-                        self.slot[self.game.action_index(b)] = u32::MAX;
+                    for &index in &copy_legal {
+                        self.slot[index] = u32::MAX;
                     }
                     for (w, x) in wdl.iter_mut().zip(e.wdl) {
                         *w += x;
