@@ -10,8 +10,9 @@ use common::tictactoe::{Board, Cell, PerfectPlayer, Solver, TicTacToe, after, ma
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use yinsh_zero::arena::{Player, RandomPlayer, parse_game_player, play_game, players_of};
+use yinsh_zero::evaluator::{Evaluation, Evaluator};
 use yinsh_zero::game::{Color, Game, GameResult, State};
-use yinsh_zero::mcts::{SearchConfig, search};
+use yinsh_zero::mcts::{SearchConfig, SearchError, search};
 
 fn board(diagram: &str) -> Board {
     Board::from_diagram(diagram).unwrap_or_else(|e| panic!("{e}"))
@@ -479,6 +480,71 @@ fn search_finds_the_winning_move() {
         assert_eq!(r.action, Cell(2), "seed {seed}: {:?}", r.visits);
         assert_eq!(r.actions, b.legal_actions().to_vec());
         assert!(r.root_value().unwrap() > 0.5, "{:?}", r.root_wdl);
+    }
+}
+
+/// Judges a position a sure draw once X holds the centre and a coin flip
+/// between winning and losing otherwise, with uniform priors: W - L is 0
+/// everywhere, so only a draw score tells X's first moves apart.
+struct CentreDraws;
+
+impl Evaluator<Board> for CentreDraws {
+    fn evaluate(&mut self, positions: &[Board]) -> Vec<Evaluation> {
+        positions
+            .iter()
+            .map(|b| {
+                let n = b.legal_actions().len();
+                let wdl = if b.at(Cell(4)) == Some(Color::White) {
+                    [0.0, 1.0, 0.0]
+                } else {
+                    [0.5, 0.0, 0.5]
+                };
+                Evaluation {
+                    priors: vec![1.0 / n as f32; n],
+                    wdl,
+                }
+            })
+            .collect()
+    }
+}
+
+#[test]
+fn a_draw_score_steers_the_search_toward_draws_or_away_from_them() {
+    for gumbel in [false, true] {
+        let visits = |draw_score: f32| {
+            let cfg = SearchConfig {
+                simulations: 300,
+                gumbel,
+                gumbel_m: 9,
+                draw_score,
+                ..SearchConfig::for_play()
+            };
+            let mut rng = SmallRng::seed_from_u64(1);
+            let r = search(&TicTacToe.start(), &cfg, &mut CentreDraws, &mut rng).unwrap();
+            let centre = r.actions.iter().position(|&a| a == Cell(4)).unwrap();
+            (r.action, r.visits[centre], r.visits.iter().sum::<u32>())
+        };
+        let (action, centre, all) = visits(0.5);
+        assert_eq!(action, Cell(4), "gumbel {gumbel}: {centre} of {all}");
+        let (action, centre, all) = visits(-0.5);
+        assert_ne!(action, Cell(4), "gumbel {gumbel}");
+        assert!(centre * 9 < all, "gumbel {gumbel}: {centre} of {all}");
+    }
+    for bad in [1.5, -2.0, f32::NAN] {
+        let cfg = SearchConfig {
+            draw_score: bad,
+            ..SearchConfig::for_play()
+        };
+        assert!(
+            matches!(
+                cfg.validate(),
+                Err(SearchError::InvalidConfig {
+                    field: "draw_score",
+                    ..
+                })
+            ),
+            "{bad}"
+        );
     }
 }
 

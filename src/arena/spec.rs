@@ -77,6 +77,11 @@ pub const KNOWN_PLAYERS: &[PlayerInfo] = &[
                 "milliseconds per decision, at most `sims` simulations",
             ),
             ("gumbel", "true|false: Gumbel root search (default false)"),
+            (
+                "draw",
+                "what a draw is worth to this player, -1 to 1 (default 0); \
+                 above 0 it plays safe for a draw",
+            ),
             ("backend", "flex (CPU, default), cuda or wgpu"),
             ("symmetries", SYMMETRIES_ABOUT),
         ],
@@ -372,7 +377,6 @@ pub fn parse_game_player<G: GamePlayers>(
             Box::new(PolicyPlayer::new(spec.to_string(), ev))
         }
         "net-mcts" => {
-            let ev = load_net(game, &spec)?;
             let mut config = SearchConfig::for_play();
             if let Some(v) = spec.get("sims") {
                 config.simulations = parse_num(&spec, "sims", v, 1, 10_000_000)? as u32;
@@ -389,6 +393,22 @@ pub fn parse_game_player<G: GamePlayers>(
             if let Some(v) = spec.get("gumbel") {
                 config.gumbel = parse_bool(&spec, "gumbel", v)?;
             }
+            if let Some(v) = spec.get("draw") {
+                config.draw_score = match v.parse::<f32>() {
+                    Ok(x) if (-1.0..=1.0).contains(&x) => x,
+                    _ => {
+                        return Err(PlayerSpecError::BadValue {
+                            player: spec.name.clone(),
+                            key: "draw".into(),
+                            value: v.into(),
+                            why: "expected a number from -1 to 1".into(),
+                        });
+                    }
+                };
+            }
+            // Loading the network comes last: a bad option is reported
+            // without reading a checkpoint first.
+            let ev = load_net(game, &spec)?;
             Box::new(SearchPlayer::new(spec.to_string(), ev, config, time, seed))
         }
         other => unreachable!("KNOWN_PLAYERS lists `{other}` but nothing builds it"),
@@ -519,5 +539,13 @@ mod tests {
         assert!(e("greedy:threats").contains("not of the form key=value"));
         assert!(e("greedy:threats=maybe").contains("expected true or false"));
         assert!(e("greedy:threats=1,threats=0").contains("given twice"));
+        for draw in ["1.5", "-2", "NaN", "safe"] {
+            let spec = format!("net-mcts:checkpoint=nowhere,draw={draw}");
+            let err = e(&spec);
+            assert!(
+                err.contains("`draw=") && err.contains("from -1 to 1"),
+                "{err}"
+            );
+        }
     }
 }

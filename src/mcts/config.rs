@@ -81,6 +81,13 @@ pub struct SearchConfig {
     /// and DeepMind's mctx).
     pub c_visit: f32,
     pub c_scale: f32,
+    /// What a draw is worth to the player whose move is searched, from -1 (a
+    /// loss) to 1 (a win), and minus that to the opponent (default 0: a draw
+    /// is a draw, as the network was trained). A positive score makes the
+    /// search prefer lines the network thinks drawn over lines it thinks
+    /// balanced between winning and losing: the draw score (contempt) of
+    /// Leela Chess Zero, for playing safe where a draw is the aim.
+    pub draw_score: f32,
 }
 
 impl Default for SearchConfig {
@@ -105,6 +112,7 @@ impl Default for SearchConfig {
             gumbel_m: 16,
             c_visit: 50.0,
             c_scale: 0.1,
+            draw_score: 0.0,
         }
     }
 }
@@ -169,6 +177,9 @@ impl SearchConfig {
         }
         if self.gumbel_m == 0 {
             return bad("gumbel_m", "must sample at least one action");
+        }
+        if !(-1.0..=1.0).contains(&self.draw_score) {
+            return bad("draw_score", "must be in [-1, 1]");
         }
         Ok(())
     }

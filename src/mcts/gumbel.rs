@@ -36,7 +36,7 @@ pub fn sigma_completed_q<S: State>(tree: &Tree<S>, node: NodeId, cfg: &SearchCon
             weighted_q += p * q;
         }
     }
-    let raw = n.raw_value.or(n.value()).unwrap_or(0.0);
+    let raw = tree.raw_q(node).unwrap_or(0.0);
     let v_mix = if visited_prior > 0.0 {
         (raw + sum_visits as f32 * weighted_q / visited_prior) / (sum_visits as f32 + 1.0)
     } else {

@@ -169,7 +169,10 @@ impl<S: State> Search<S> {
             return Err(SearchError::GameOver);
         }
         let mut s = Search {
-            tree: Tree::with_root(pos),
+            tree: Tree {
+                draw_score: cfg.draw_score,
+                ..Tree::with_root(pos)
+            },
             rng: SmallRng::seed_from_u64(seed),
             pending: None,
             mv: MoveState {
@@ -378,7 +381,7 @@ impl<S: State> Search<S> {
                 return Err(e);
             }
         };
-        self.tree.expand(leaf, &actions, &priors, wdl[0] - wdl[2]);
+        self.tree.expand(leaf, &actions, &priors, wdl);
         self.tree.backup(&path, wdl, view);
         if leaf != ROOT {
             self.mv.sims += 1;
@@ -508,7 +511,10 @@ impl<S: State> Search<S> {
             .and_then(|e| e.child);
         self.tree = match child {
             Some(c) if self.cfg.tree_reuse => self.tree.subtree(c),
-            _ => Tree::with_root(pos),
+            _ => Tree {
+                draw_score: self.cfg.draw_score,
+                ..Tree::with_root(pos)
+            },
         };
         self.begin_move();
         Ok(())

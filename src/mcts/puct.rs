@@ -32,7 +32,7 @@ pub fn select<S: State>(
     }
     let n = tree.node(node);
     let view = n.view;
-    let parent_q = n.value().unwrap_or(0.0);
+    let parent_q = tree.q(node, view).unwrap_or(0.0);
     let start = range.start;
     let prior_of = |i: usize| match priors {
         Some(p) => p[i - start],

@@ -59,9 +59,10 @@ pub struct Node<S> {
     pub visits: u32,
     /// Sums of win, draw and loss probabilities over the visits, from `view`.
     pub wdl_sum: [f32; 3],
-    /// The evaluator's own value of the position (or a terminal's exact
-    /// value), before any search below it; `None` until known.
-    pub raw_value: Option<f32>,
+    /// The evaluator's own win/draw/loss of the position from `view` (or a
+    /// terminal's exact result), before any search below it; `None` until
+    /// known.
+    pub raw_wdl: Option<[f32; 3]>,
     /// The node's edges are `edges[first_edge..first_edge + n_edges]`.
     pub first_edge: u32,
     pub n_edges: u32,
@@ -98,6 +99,10 @@ pub fn terminal_wdl<S: State>(pos: &S, view: Color) -> [f32; 3] {
 pub struct Tree<S: State> {
     pub nodes: Vec<Node<S>>,
     pub edges: Vec<Edge<S::Action>>,
+    /// What a draw is worth to the root's player, in [-1, 1], and minus that
+    /// to the other (default 0: a draw is a draw). See
+    /// [`SearchConfig::draw_score`](super::SearchConfig::draw_score).
+    pub draw_score: f32,
 }
 
 impl<S: State> Default for Tree<S> {
@@ -105,6 +110,7 @@ impl<S: State> Default for Tree<S> {
         Tree {
             nodes: Vec::new(),
             edges: Vec::new(),
+            draw_score: 0.0,
         }
     }
 }
@@ -134,15 +140,14 @@ impl<S: State> Tree<S> {
             state: NodeState::Fresh,
             visits: 0,
             wdl_sum: [0.0; 3],
-            raw_value: None,
+            raw_wdl: None,
             first_edge: 0,
             n_edges: 0,
         };
         if node.pos.is_over() {
             node.view = parent_view;
             node.state = NodeState::Terminal;
-            let wdl = terminal_wdl(&node.pos, parent_view);
-            node.raw_value = Some(wdl[0] - wdl[2]);
+            node.raw_wdl = Some(terminal_wdl(&node.pos, parent_view));
         } else if node.pos.legal_action_count() == 1 {
             let only = node.pos.legal_actions()[0];
             node.first_edge = self.edges.len() as u32;
@@ -155,7 +160,7 @@ impl<S: State> Tree<S> {
     }
 
     /// Gives a fresh node its edges, one per legal action with its prior.
-    pub fn expand(&mut self, id: NodeId, actions: &[S::Action], priors: &[f32], value: f32) {
+    pub fn expand(&mut self, id: NodeId, actions: &[S::Action], priors: &[f32], wdl: [f32; 3]) {
         let first = self.edges.len() as u32;
         self.edges
             .extend(actions.iter().zip(priors).map(|(&a, &p)| Edge::new(a, p)));
@@ -163,7 +168,7 @@ impl<S: State> Tree<S> {
         node.first_edge = first;
         node.n_edges = actions.len() as u32;
         node.state = NodeState::Expanded;
-        node.raw_value = Some(value);
+        node.raw_wdl = Some(wdl);
     }
 
     #[inline]
@@ -195,17 +200,46 @@ impl<S: State> Tree<S> {
         c
     }
 
-    /// Visits, and mean value from `view`, of the child through edge `e`;
-    /// `None` for the value if it was never visited.
+    /// The value to `view` of a win/draw/loss seen from `view`: win minus
+    /// loss, plus the draws at [`Tree::draw_score`] where `view` is the
+    /// root's player and at minus that where not, so that the search stays
+    /// zero-sum.
+    #[inline]
+    pub fn utility(&self, wdl: [f32; 3], view: Color) -> f32 {
+        if self.draw_score == 0.0 {
+            return wdl[0] - wdl[2];
+        }
+        let draw = if view == self.nodes[0].view {
+            self.draw_score
+        } else {
+            -self.draw_score
+        };
+        wdl[0] - wdl[2] + draw * wdl[1]
+    }
+
+    /// A node's mean [`utility`](Tree::utility) to `view`; `None` if never
+    /// visited.
+    #[inline]
+    pub fn q(&self, id: NodeId, view: Color) -> Option<f32> {
+        let n = self.node(id);
+        let wdl = n.wdl()?;
+        Some(self.utility(if n.view == view { wdl } else { flip(wdl) }, view))
+    }
+
+    /// A node's [`utility`](Tree::utility) to its own view before any
+    /// search below it: the evaluator's, else its mean so far.
+    pub fn raw_q(&self, id: NodeId) -> Option<f32> {
+        let n = self.node(id);
+        Some(self.utility(n.raw_wdl.or(n.wdl())?, n.view))
+    }
+
+    /// Visits, and mean [`utility`](Tree::utility) to `view`, of the child
+    /// through edge `e`; `None` for the value if it was never visited.
     #[inline]
     pub fn edge_stats(&self, e: usize, view: Color) -> (u32, Option<f32>) {
         match self.edges[e].child {
             None => (0, None),
-            Some(c) => {
-                let n = self.node(c);
-                let q = n.value().map(|v| if n.view == view { v } else { -v });
-                (n.visits, q)
-            }
+            Some(c) => (self.node(c).visits, self.q(c, view)),
         }
     }
 
@@ -228,15 +262,18 @@ impl<S: State> Tree<S> {
             }
             // A single-option node never asked the evaluator: its first
             // backed-up value stands in for the evaluator's.
-            if n.raw_value.is_none() {
-                n.raw_value = Some(w[0] - w[2]);
+            if n.raw_wdl.is_none() {
+                n.raw_wdl = Some(w);
             }
         }
     }
 
     /// The subtree under `id` alone, with `id` as the new root (index 0).
     pub fn subtree(&self, id: NodeId) -> Tree<S> {
-        let mut out = Tree::default();
+        let mut out = Tree {
+            draw_score: self.draw_score,
+            ..Tree::default()
+        };
         let mut map = vec![NodeId::MAX; self.nodes.len()];
         // Breadth-first: copy each node, then its edges, pointing the edges at
         // the new indices their children will get.
