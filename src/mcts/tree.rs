@@ -69,11 +69,6 @@ pub struct Node<S> {
 }
 
 impl<S> Node<S> {
-    /// Mean value from the node's view, in [-1, 1]; `None` if never visited.
-    pub fn value(&self) -> Option<f32> {
-        (self.visits > 0).then(|| (self.wdl_sum[0] - self.wdl_sum[2]) / self.visits as f32)
-    }
-
     /// Mean win/draw/loss from the node's view; `None` if never visited.
     pub fn wdl(&self) -> Option<[f32; 3]> {
         (self.visits > 0).then(|| self.wdl_sum.map(|x| x / self.visits as f32))
@@ -222,8 +217,14 @@ impl<S: State> Tree<S> {
     #[inline]
     pub fn q(&self, id: NodeId, view: Color) -> Option<f32> {
         let n = self.node(id);
-        let wdl = n.wdl()?;
-        Some(self.utility(if n.view == view { wdl } else { flip(wdl) }, view))
+        if n.visits == 0 {
+            return None;
+        }
+        // The utility is linear: of the sums, then one division. Selection
+        // calls this for every edge, so the flip is done in place.
+        let [w, d, l] = n.wdl_sum;
+        let sum = if n.view == view { [w, d, l] } else { [l, d, w] };
+        Some(self.utility(sum, view) / n.visits as f32)
     }
 
     /// A node's [`utility`](Tree::utility) to its own view before any
