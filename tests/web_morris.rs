@@ -83,6 +83,23 @@ fn the_page_boards_and_bad_requests_without_a_database() {
         assert!(!suggested.contains(&"perfect".to_string()), "{suggested:?}");
         assert_eq!(v["default_opponent"], suggested[0].as_str());
     }
+    // The networks this project ships are offered for their variants, Six's
+    // played safe for a draw as its card says, and it answers a placement.
+    let six = "net-mcts:checkpoint=checkpoints/six-mens-morris,sims=300,draw=0.8";
+    let nine = "net-mcts:checkpoint=checkpoints/nine-mens-morris";
+    let offered = |name: &str| strings(&variant(&config, name)["suggestions"]);
+    assert_eq!(offered("six")[..2], ["alphabeta:depth=4", six]);
+    assert_eq!(offered("nine")[1], nine);
+    assert!(!offered("three").iter().any(|o| o.starts_with("net-")));
+    let g = MORRIS.new_game(
+        &s,
+        json!({"variant": "six", "color": "white", "opponent": six, "seed": 1}),
+    );
+    let id = g["id"].as_str().unwrap().to_string();
+    MORRIS.play_ok(&s, &id, "a1");
+    let (status, answer) = MORRIS.engine(&s, &id);
+    assert_eq!(status, 200, "{answer}");
+    assert_eq!(strings(&answer["game"]["history"]).len(), 2, "{answer}");
     let nine = &variant(&config, "nine")["board"];
     assert_eq!(nine["side"], 7);
     assert!(

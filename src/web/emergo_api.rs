@@ -49,7 +49,7 @@ const DEFAULT_OPPONENT: &str = "alphabeta:depth=4";
 fn suggestions() -> Vec<String> {
     super::served::suggestions(
         DEFAULT_OPPONENT,
-        "checkpoints/emergo",
+        Some(("checkpoints/emergo", "")),
         &[
             "alphabeta:depth=2",
             "mcts-rollout:playouts=1000",

@@ -56,7 +56,7 @@ const DEFAULT_OPPONENT: &str = "solver";
 fn suggestions() -> Vec<String> {
     super::served::suggestions(
         DEFAULT_OPPONENT,
-        "checkpoints/grid",
+        Some(("checkpoints/grid", "")),
         &[
             "alphabeta:depth=4",
             "mcts-rollout:playouts=1000",

@@ -169,13 +169,21 @@ pub(super) struct NewGame {
 }
 
 /// The opponents a page suggests: `default` first, then the network this
-/// project ships in `folder` (e.g. `checkpoints/grid`, relative to where
-/// the server runs) where there is one, then `rest`. A shipped network
-/// plays one variant only, so it is offered, not the default.
-pub(super) fn suggestions(default: &str, folder: &str, rest: &[&str]) -> Vec<String> {
+/// project ships, `(folder, options)`: the checkpoint in `folder` (e.g.
+/// `checkpoints/grid`, relative to where the server runs) where there is
+/// one, played with `net-mcts`'s further `options` (`",sims=300"`, or
+/// `""`), then `rest`. A shipped network plays one variant only, so it is
+/// offered, not the default.
+pub(super) fn suggestions(
+    default: &str,
+    shipped: Option<(&str, &str)>,
+    rest: &[&str],
+) -> Vec<String> {
     let mut out = vec![default.to_string()];
-    if crate::checkpoint::resolve(std::path::Path::new(folder)).is_ok() {
-        out.push(format!("net-mcts:checkpoint={folder}"));
+    if let Some((folder, options)) = shipped
+        && crate::checkpoint::resolve(std::path::Path::new(folder)).is_ok()
+    {
+        out.push(format!("net-mcts:checkpoint={folder}{options}"));
     }
     out.extend(rest.iter().map(|s| s.to_string()));
     out
