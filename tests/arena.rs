@@ -1,7 +1,10 @@
 //! The arena, Elo and SPRT through the public library API and the binary.
 
+mod common;
+
 use std::process::Command;
 
+use common::cli::{failed, succeeded, yz};
 use yinsh_zero::arena::{
     ArenaConfig, ArenaGame, Openings, PairResults, Player, Sprt, Verdict, fit_games,
     new_history_file, parse_player, read_history, run_arena, write_history,
@@ -29,27 +32,23 @@ fn evaluate(
     run: &std::path::Path,
     json: &std::path::Path,
 ) -> (String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_yinsh-zero"))
-        .args([
-            "evaluate",
-            "--players",
-            players,
-            "--games",
-            "4",
-            "--threads",
-            "2",
-            "--seed",
-            seed,
-        ])
-        .arg("--run")
-        .arg(run)
-        .arg("--json")
-        .arg(json)
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert!(out.status.success(), "{stderr}");
-    (String::from_utf8(out.stdout).unwrap(), stderr)
+    let out = yz([
+        "evaluate",
+        "--players",
+        players,
+        "--games",
+        "4",
+        "--threads",
+        "2",
+        "--seed",
+        seed,
+        "--run",
+        run.to_str().unwrap(),
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    let stdout = succeeded(&out);
+    (stdout, String::from_utf8_lossy(&out.stderr).into_owned())
 }
 
 #[test]
@@ -287,15 +286,16 @@ fn evaluate_records_name_their_game_and_fold_only_that_game() {
     assert_eq!(back.len(), 6);
     assert_eq!(back[4].game, "yinsh");
     assert_eq!(back[5].game, "tictactoe");
-    let out = Command::new(env!("CARGO_BIN_EXE_yinsh-zero"))
-        .args(["evaluate", "--history-only", "--run"])
-        .arg(dir.path())
-        .arg("--json")
-        .arg(&json)
-        .output()
-        .unwrap();
+    let out = yz([
+        "evaluate",
+        "--history-only",
+        "--run",
+        dir.path().to_str().unwrap(),
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    succeeded(&out);
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{stderr}");
     assert!(stderr.contains("1 games of other games"), "{stderr}");
     let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
     assert_eq!(
@@ -305,12 +305,13 @@ fn evaluate_records_name_their_game_and_fold_only_that_game() {
         5
     );
 
-    let out = Command::new(env!("CARGO_BIN_EXE_yinsh-zero"))
-        .args(["evaluate", "--game", "chess", "--players", "random,greedy"])
-        .output()
-        .unwrap();
-    assert!(!out.status.success());
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stderr = failed(&yz([
+        "evaluate",
+        "--game",
+        "chess",
+        "--players",
+        "random,greedy",
+    ]));
     assert!(stderr.contains("unknown game `chess`"), "{stderr}");
 }
 

@@ -1,9 +1,13 @@
 //! `average`: checkpoints of one run become one network, their mean; unlike
 //! ones are refused by name.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
 
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use common::cli::{failed, succeeded, yz};
 use yinsh_zero::checkpoint::{self, CheckpointMeta};
 use yinsh_zero::evaluator::Evaluator;
 use yinsh_zero::game::Game;
@@ -12,7 +16,6 @@ use yinsh_zero::run::config::ModelSection;
 use yinsh_zero::yinsh::Yinsh;
 
 const GAME: Yinsh = Yinsh::standard();
-const BIN: &str = env!("CARGO_BIN_EXE_yinsh-zero");
 
 fn small(channels: usize) -> ModelSection {
     ModelSection {
@@ -37,13 +40,10 @@ fn generation(ckpts: &Path, g: u64, channels: usize) -> PathBuf {
 }
 
 fn average(dirs: &[&Path], out: &Path) -> Output {
-    Command::new(BIN)
-        .arg("average")
-        .args(dirs)
-        .arg("--out")
-        .arg(out)
-        .output()
-        .unwrap()
+    let mut args = vec![OsStr::new("average")];
+    args.extend(dirs.iter().map(|d| d.as_os_str()));
+    args.extend([OsStr::new("--out"), out.as_os_str()]);
+    yz(args)
 }
 
 fn outputs(dir: &Path) -> Vec<Vec<f32>> {
@@ -64,9 +64,7 @@ fn the_mean_of_a_run_s_generations_is_a_checkpoint_that_plays() {
         generation(&ckpts, 7, 8),
     );
     let out = tmp.path().join("mean");
-    let o = average(&[&b, &c, &a], &out);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let said = String::from_utf8_lossy(&o.stdout);
+    let said = succeeded(&average(&[&b, &c, &a], &out));
     assert!(
         said.contains("the mean of 3 1x8 networks") && said.contains("5, 6, 7"),
         "{said}"
@@ -88,7 +86,7 @@ fn the_mean_of_a_run_s_generations_is_a_checkpoint_that_plays() {
 
     // One network averaged with itself is itself, to the last bit.
     let same = tmp.path().join("same");
-    assert!(average(&[&a, &a], &same).status.success());
+    succeeded(&average(&[&a, &a], &same));
     assert_eq!(outputs(&same), outputs(&a));
 }
 
@@ -99,23 +97,16 @@ fn unlike_checkpoints_and_missing_ones_are_refused_by_name() {
     let a = generation(&ckpts, 1, 8);
     let wide = generation(&ckpts, 2, 16);
     let out = tmp.path().join("mean");
-    let o = average(&[&a, &wide], &out);
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(!o.status.success());
+    let err = failed(&average(&[&a, &wide], &out));
     assert!(
         err.contains("000002") && err.contains("1x16 network against 1x8"),
         "{err}"
     );
     assert!(!out.exists(), "nothing written");
 
-    let o = average(&[&a, &tmp.path().join("nowhere")], &out);
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(!o.status.success() && err.contains("nowhere"), "{err}");
+    let err = failed(&average(&[&a, &tmp.path().join("nowhere")], &out));
+    assert!(err.contains("nowhere"), "{err}");
 
-    let o = Command::new(BIN)
-        .args(["average", "--out"])
-        .arg(&out)
-        .output()
-        .unwrap();
+    let o = average(&[], &out);
     assert!(!o.status.success(), "no checkpoints named");
 }

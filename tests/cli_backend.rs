@@ -1,16 +1,13 @@
 //! Every command that runs a network takes `--backend`, says where the
 //! network runs, and refuses a backend this build lacks by name.
 
-use std::path::Path;
-use std::process::{Command, Output};
+mod common;
 
-fn yinsh_zero(args: &[&str], dir: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_yinsh-zero"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap()
-}
+use std::process::Output;
+
+#[cfg(not(feature = "cuda"))]
+use common::cli::failed;
+use common::cli::yz_in;
 
 fn text(out: &Output) -> String {
     format!(
@@ -85,7 +82,7 @@ fn commands_run_on_the_flex_backend_and_say_so() {
     let mut reports = Vec::new();
     let mut stderrs = Vec::new();
     for args in runs {
-        let out = yinsh_zero(args, tmp.path());
+        let out = yz_in(tmp.path(), *args);
         assert!(out.status.success(), "{args:?}: {}", text(&out));
         assert!(
             text(&out).contains("network on the flex backend (CPU)"),
@@ -171,7 +168,7 @@ fn a_backend_missing_from_the_build_is_refused_by_name() {
         ],
     ];
     for args in runs {
-        let out = yinsh_zero(args, tmp.path());
+        let out = yz_in(tmp.path(), *args);
         assert!(!out.status.success(), "{args:?} ran");
         assert!(
             text(&out)
@@ -181,8 +178,8 @@ fn a_backend_missing_from_the_build_is_refused_by_name() {
         );
     }
 
-    let out = yinsh_zero(&["bench", "nn", "--backend", "tpu"], tmp.path());
-    assert!(!out.status.success());
+    let out = yz_in(tmp.path(), ["bench", "nn", "--backend", "tpu"]);
+    failed(&out);
     assert!(
         text(&out).contains("unknown backend `tpu` (expected flex, cuda or wgpu)"),
         "{}",
@@ -195,16 +192,17 @@ fn a_backend_missing_from_the_build_is_refused_by_name() {
 fn a_network_player_names_its_backend() {
     let tmp = tempfile::tempdir().unwrap();
     let spec = "net-mcts:checkpoint=nowhere,backend=cuda";
-    let out = yinsh_zero(
-        &[
+    let out = yz_in(
+        tmp.path(),
+        [
             "match", "--white", spec, "--black", "random", "--games", "1",
         ],
-        tmp.path(),
     );
-    assert!(!out.status.success());
+    failed(&out);
     assert!(text(&out).contains("not in this build"), "{}", text(&out));
-    let out = yinsh_zero(
-        &[
+    let out = yz_in(
+        tmp.path(),
+        [
             "match",
             "--white",
             "net-policy:checkpoint=nowhere,backend=tpu",
@@ -213,9 +211,8 @@ fn a_network_player_names_its_backend() {
             "--games",
             "1",
         ],
-        tmp.path(),
     );
-    assert!(!out.status.success());
+    failed(&out);
     assert!(
         text(&out).contains("unknown backend `tpu`"),
         "{}",

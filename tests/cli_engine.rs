@@ -1,18 +1,12 @@
 //! The `stats`, `match` and `bench engine` commands through the real binary.
 
-use std::process::{Command, Output};
+mod common;
 
+use common::cli::{failed, succeeded, yz};
 use serde_json::Value;
 
-fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_yinsh-zero"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
-
 fn json(args: &[&str]) -> Value {
-    let out = run(args);
+    let out = yz(args);
     assert!(
         out.status.success(),
         "{args:?} failed: {}",
@@ -84,7 +78,7 @@ fn match_json_has_the_tallies() {
 
 #[test]
 fn match_with_an_unknown_player_fails_and_lists_the_known_ones() {
-    let out = run(&[
+    let err = failed(&yz([
         "match",
         "--white",
         "greedy",
@@ -92,9 +86,7 @@ fn match_with_an_unknown_player_fails_and_lists_the_known_ones() {
         "stockfish",
         "--games",
         "2",
-    ]);
-    assert!(!out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
+    ]));
     assert!(
         err.contains("unknown player `stockfish`") && err.contains("random, greedy"),
         "{err}"
@@ -130,7 +122,7 @@ fn match_names_its_game_and_variant() {
     ]);
     assert_eq!(v["games"], 2, "{v}");
     // `alphabeta` is YINSH's own engine here, not the generic one.
-    let out = run(&[
+    succeeded(&yz([
         "match",
         "--white",
         "alphabeta:tt=12",
@@ -139,12 +131,7 @@ fn match_names_its_game_and_variant() {
         "--games",
         "1",
         "--json",
-    ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    ]));
     for (args, needle) in [
         (
             &[
@@ -165,9 +152,7 @@ fn match_names_its_game_and_variant() {
             "no variant `speed`",
         ),
     ] {
-        let out = run(args);
-        assert!(!out.status.success());
-        let err = String::from_utf8_lossy(&out.stderr);
+        let err = failed(&yz(args));
         assert!(
             err.contains(needle) && err.contains("yinsh") || err.contains(needle),
             "{err}"

@@ -4,12 +4,12 @@
 //! from its environment) are accepted by the binary's own parser, and every
 //! variable it refers to is defined.
 
+mod common;
+
 use std::collections::BTreeMap;
-use std::process::Command;
 
+use common::cli::yz;
 use yaml_rust2::{Yaml, YamlLoader};
-
-const BIN: &str = env!("CARGO_BIN_EXE_yinsh-zero");
 
 fn manifest() -> Vec<Yaml> {
     let text = std::fs::read_to_string(concat!(
@@ -149,21 +149,13 @@ fn the_kubernetes_manifest_runs_one_trainer_and_workers_with_arguments_the_binar
         }
         // The binary's own parser accepts the arguments (`--help` last
         // stops it before it would start work).
-        let out = Command::new(BIN)
-            .args(&args)
-            .arg("--help")
-            .output()
-            .unwrap();
+        let out = yz(args.iter().map(String::as_str).chain(["--help"]));
         assert!(
             out.status.success(),
             "{role}: {args:?}: {}",
             String::from_utf8_lossy(&out.stderr)
         );
-        let parse_error = Command::new(BIN)
-            .args(&args)
-            .arg("--no-such-flag")
-            .output()
-            .unwrap();
+        let parse_error = yz(args.iter().map(String::as_str).chain(["--no-such-flag"]));
         assert!(!parse_error.status.success(), "the check can fail");
         subcommands.push(args[0].clone());
         assert!(args.contains(&config_vars["RUN_URL"]), "{role}: {args:?}");

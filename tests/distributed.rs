@@ -13,12 +13,11 @@ use std::process::{Child, Command, Stdio};
 use std::thread::sleep;
 use std::time::Duration;
 
+use common::cli::{BIN, succeeded, yz};
 use common::s3::S3Server;
 use yinsh_zero::replay::record;
 use yinsh_zero::store::Store;
 use yinsh_zero::yinsh::Yinsh;
-
-const BIN: &str = env!("CARGO_BIN_EXE_yinsh-zero");
 
 /// configs/tiny.toml for a trainer fed by workers: every candidate is
 /// promoted (so workers must switch networks), small batches, quick polls.
@@ -486,14 +485,18 @@ fn workers_and_a_trainer_meet_in_a_local_folder_too() {
         .stderr(log_of("w.err"))
         .spawn()
         .unwrap();
-    let out = Command::new(BIN)
-        .args(["train", "--run", run_s, "--selfplay", "workers", "--config"])
-        .arg(&cfg)
-        .output()
-        .unwrap();
+    let out = yz([
+        "train",
+        "--run",
+        run_s,
+        "--selfplay",
+        "workers",
+        "--config",
+        cfg.to_str().unwrap(),
+    ]);
     terminate(&mut w);
+    succeeded(&out);
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{err}");
     assert!(err.contains("games from workers"), "{err}");
     let meta: serde_json::Value =
         serde_json::from_slice(&fs::read(run.join("checkpoints/000002/meta.json")).unwrap())

@@ -9,14 +9,13 @@ use std::process::{Command, Stdio};
 
 mod common;
 
+use common::cli::{BIN, failed, succeeded, yz};
 use common::tictactoe::TicTacToe;
 use serde_json::Value;
 use yinsh_zero::arena::{PlayError, RandomPlayer, play_game};
 use yinsh_zero::engine::{ExternalConfig, ExternalPlayer};
 use yinsh_zero::yinsh::notation::parse_game;
 use yinsh_zero::yinsh::{Position, Yinsh};
-
-const BIN: &str = env!("CARGO_BIN_EXE_yinsh-zero");
 
 /// Runs `yinsh-zero engine <args>`, feeds it `script` and returns the lines
 /// it printed; the engine must exit cleanly.
@@ -62,17 +61,9 @@ fn engine_answers_the_protocol_over_a_pipe() {
 }
 
 fn match_json(white: &str, black: &str, extra: &[&str]) -> Value {
-    let out = Command::new(BIN)
-        .args(["match", "--white", white, "--black", black, "--json"])
-        .args(extra)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
+    let args = ["match", "--white", white, "--black", black, "--json"];
+    let stdout = succeeded(&yz(args.iter().chain(extra)));
+    serde_json::from_str(&stdout).unwrap()
 }
 
 #[test]
@@ -265,13 +256,7 @@ fn an_external_program_is_told_the_game_and_refused_for_another() {
 
 #[test]
 fn an_unknown_game_is_refused_at_start() {
-    let out = Command::new(BIN)
-        .args(["engine", "--game", "chess"])
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
-    assert!(!out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = failed(&yz(["engine", "--game", "chess"]));
     assert!(
         err.contains("unknown game `chess`") && err.contains("yinsh"),
         "{err}"

@@ -1,8 +1,12 @@
 //! Exported weights reload into a network that answers exactly like the
 //! checkpoint's; damaged inputs are clear errors.
 
+mod common;
+
+use std::path::Path;
 use std::process::Command;
 
+use common::cli::{failed, succeeded, yz};
 use yinsh_zero::checkpoint::{self, CHECKPOINT_VERSION, CheckpointMeta};
 use yinsh_zero::evaluator::Evaluator;
 use yinsh_zero::game::Game;
@@ -14,7 +18,19 @@ use yinsh_zero::yinsh::Yinsh;
 const GAME: Yinsh = Yinsh::standard();
 const BLITZ: Yinsh = Yinsh::blitz();
 
-const BIN: &str = env!("CARGO_BIN_EXE_yinsh-zero");
+/// `yinsh-zero export`s the checkpoint in `dir` as `format` to `out`.
+fn export(dir: &Path, format: &str, out: &Path) {
+    let (dir, out) = (dir.to_str().unwrap(), out.to_str().unwrap());
+    succeeded(&yz([
+        "export",
+        "--checkpoint",
+        dir,
+        "--format",
+        format,
+        "--out",
+        out,
+    ]));
+}
 
 #[test]
 fn a_safetensors_export_reloads_with_identical_outputs() {
@@ -46,14 +62,7 @@ fn a_safetensors_export_reloads_with_identical_outputs() {
     let ckpts = tmp.path().join("checkpoints");
     let dir = checkpoint::save(&ckpts, &meta, &model, None).unwrap();
     let out = tmp.path().join("net.safetensors");
-    let status = Command::new(BIN)
-        .args(["export", "--checkpoint"])
-        .arg(&dir)
-        .args(["--format", "safetensors", "--out"])
-        .arg(&out)
-        .status()
-        .unwrap();
-    assert!(status.success());
+    export(&dir, "safetensors", &out);
     let manifest: Manifest =
         serde_json::from_slice(&std::fs::read(manifest_path(&out)).unwrap()).unwrap();
     assert_eq!((manifest.generation, manifest.network.channels), (7, 8));
@@ -89,15 +98,14 @@ fn a_safetensors_export_reloads_with_identical_outputs() {
         ..shape
     };
     assert!(load_safetensors(&bigger.to_model_config(), &GAME.net_shape(), &out, &device).is_err());
-    let out2 = Command::new(BIN)
-        .args(["export", "--checkpoint"])
-        .arg(tmp.path())
-        .args(["--out"])
-        .arg(tmp.path().join("x.safetensors"))
-        .output()
-        .unwrap();
-    assert!(!out2.status.success());
-    assert!(String::from_utf8_lossy(&out2.stderr).contains("not a yinsh-zero checkpoint"));
+    let out2 = yz([
+        "export",
+        "--checkpoint",
+        tmp.path().to_str().unwrap(),
+        "--out",
+        tmp.path().join("x.safetensors").to_str().unwrap(),
+    ]);
+    assert!(failed(&out2).contains("not a yinsh-zero checkpoint"));
 }
 
 /// A network whose weights and batch-norm statistics have moved away from
@@ -196,18 +204,7 @@ fn an_onnx_export_runs_in_onnxruntime_like_the_checkpoint() {
     };
     let dir = trained_checkpoint(tmp.path(), &shape);
     let out = tmp.path().join("net.onnx");
-    let run = Command::new(BIN)
-        .args(["export", "--checkpoint"])
-        .arg(&dir)
-        .args(["--format", "onnx", "--out"])
-        .arg(&out)
-        .output()
-        .unwrap();
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
+    export(&dir, "onnx", &out);
     let manifest: Manifest =
         serde_json::from_slice(&std::fs::read(manifest_path(&out)).unwrap()).unwrap();
     assert_eq!(manifest.format, "onnx");

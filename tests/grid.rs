@@ -1,8 +1,11 @@
 //! The UMO 2014 grid game: rules, notation, records, symmetries, and the
 //! exact solver against the problem's answer and a plain minimax.
 
+mod common;
+
 use std::collections::BTreeSet;
 
+use common::cli::{failed, succeeded, yz};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use yinsh_zero::arena::{parse_game_player, play_game};
@@ -314,17 +317,7 @@ fn the_solver_player_wins_as_player_2_in_8_moves() {
 
 #[test]
 fn solve_grid_prints_the_answer_and_refuses_even_sizes() {
-    let bin = env!("CARGO_BIN_EXE_yinsh-zero");
-    let out = std::process::Command::new(bin)
-        .args(["solve-grid", "--size", "5", "9", "--json"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8(out.stdout).unwrap();
+    let text = succeeded(&yz(["solve-grid", "--size", "5", "9", "--json"]));
     let rows: Vec<serde_json::Value> = text
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
@@ -343,29 +336,18 @@ fn solve_grid_prints_the_answer_and_refuses_even_sizes() {
         p.play(a).unwrap();
     }
     assert_eq!(p.result(), Some(GameResult::Win(Color::Black)));
-    let out = std::process::Command::new(bin)
-        .args(["solve-grid", "--size", "8"])
-        .output()
-        .unwrap();
-    assert!(!out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("odd"));
+    assert!(failed(&yz(["solve-grid", "--size", "8"])).contains("odd"));
 }
 
 #[test]
 fn commands_without_a_variant_play_the_games_first_one() {
     // `match`, `perft`, `evaluate` and `engine` once defaulted to YINSH's
     // `standard`, which no other game has.
-    let bin = env!("CARGO_BIN_EXE_yinsh-zero");
-    let out = std::process::Command::new(bin)
-        .args([
-            "match", "--game", "grid", "--white", "solver", "--black", "solver",
-        ])
-        .args(["--games", "2", "--json"])
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{stderr}");
-    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let stdout = succeeded(&yz([
+        "match", "--game", "grid", "--white", "solver", "--black", "solver", "--games", "2",
+        "--json",
+    ]));
+    let report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
     // Player 2 wins every game between two solvers, on a corner.
     assert_eq!(report["second_total"]["wins"], 2, "{report}");
     assert_eq!(report["end_reasons"]["corner"], 2, "{report}");
@@ -373,25 +355,17 @@ fn commands_without_a_variant_play_the_games_first_one() {
         report["mean_actions"], 15.0,
         "9 x 9's optimal game: {report}"
     );
-    let out = std::process::Command::new(bin)
-        .args(["perft", "--game", "grid", "--depth", "1"])
-        .output()
-        .unwrap();
-    assert!(out.status.success());
+    let stdout = succeeded(&yz(["perft", "--game", "grid", "--depth", "1"]));
     // Green at the centre of 9 x 9 has four free neighbours.
-    assert!(String::from_utf8_lossy(&out.stdout).contains("perft 1: 4"));
-    let out = std::process::Command::new(bin)
-        .args([
-            "perft",
-            "--game",
-            "grid",
-            "--variant",
-            "standard",
-            "--depth",
-            "1",
-        ])
-        .output()
-        .unwrap();
-    assert!(!out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("9x9"));
+    assert!(stdout.contains("perft 1: 4"));
+    let stderr = failed(&yz([
+        "perft",
+        "--game",
+        "grid",
+        "--variant",
+        "standard",
+        "--depth",
+        "1",
+    ]));
+    assert!(stderr.contains("9x9"));
 }

@@ -1,8 +1,9 @@
 //! `grade` on the grid game: players measured decision by decision against
 //! the exact solver, and against it on each side.
 
-use std::process::Command;
+mod common;
 
+use common::cli::{failed, succeeded, yz};
 use serde_json::Value;
 use yinsh_zero::arena::grid_grade::{GridGradeOptions, grade};
 use yinsh_zero::arena::parse_game_player;
@@ -80,16 +81,12 @@ fn the_solver_is_optimal_everywhere_and_random_play_is_not() {
 }
 
 fn grade_cmd(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_yinsh-zero"))
-        .arg("grade")
-        .args(args)
-        .output()
-        .unwrap()
+    yz(["grade"].iter().chain(args))
 }
 
 #[test]
 fn the_grade_command_grades_a_grid_player_and_refuses_what_it_cannot() {
-    let out = grade_cmd(&[
+    let stdout = succeeded(&grade_cmd(&[
         "--game",
         "grid",
         "--variant",
@@ -103,13 +100,8 @@ fn the_grade_command_grades_a_grid_player_and_refuses_what_it_cannot() {
         "--vs-perfect",
         "4",
         "--json",
-    ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    ]));
+    let v: Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(v["game"], "grid");
     assert_eq!(v["variant"], "5x5");
     let p2 = &v["report"]["as_player2"];
@@ -120,8 +112,7 @@ fn the_grade_command_grades_a_grid_player_and_refuses_what_it_cannot() {
     assert_eq!(lines["optimal"], lines["decisions"]);
 
     let out = grade_cmd(&["--game", "grid", "--variant", "5x5", "--player", "solver"]);
-    assert!(out.status.success());
-    let text = String::from_utf8_lossy(&out.stdout);
+    let text = succeeded(&out);
     assert!(
         text.contains("as Player 2 vs solver: 20 games, 20 won (100.0%), 20 won within 4 moves"),
         "{text}"
@@ -129,14 +120,11 @@ fn the_grade_command_grades_a_grid_player_and_refuses_what_it_cannot() {
 
     // A game without perfect play, an unknown variant, a player of another
     // game: refused by name.
-    let out = grade_cmd(&["--game", "yinsh", "--player", "random"]);
-    assert!(!out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = failed(&grade_cmd(&["--game", "yinsh", "--player", "random"]));
     assert!(err.contains("not of yinsh"), "{err}");
     let out = grade_cmd(&["--game", "grid", "--variant", "6x6", "--player", "random"]);
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success() && err.contains("6x6"), "{err}");
-    let out = grade_cmd(&["--game", "grid", "--player", "perfect"]);
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success() && err.contains("perfect"), "{err}");
+    let err = failed(&out);
+    assert!(err.contains("6x6"), "{err}");
+    let err = failed(&grade_cmd(&["--game", "grid", "--player", "perfect"]));
+    assert!(err.contains("perfect"), "{err}");
 }

@@ -1,10 +1,12 @@
 //! `grade`: players measured against a solved database (Three Men's
 //! Morris, solved here into a temporary folder).
 
+mod common;
+
 use std::path::Path;
-use std::process::Command;
 use std::sync::{Arc, OnceLock};
 
+use common::cli::{failed, succeeded, yz};
 use yinsh_zero::arena::morris_grade::{GradeOptions, Tally, grade};
 use yinsh_zero::arena::parse_game_player;
 use yinsh_zero::morris::db::Database;
@@ -36,18 +38,8 @@ fn six_endgame_db() -> &'static Path {
 
 /// `yinsh-zero grade ARGS --json`, which must succeed.
 fn grade_json(args: &[&str]) -> serde_json::Value {
-    let out = Command::new(env!("CARGO_BIN_EXE_yinsh-zero"))
-        .arg("grade")
-        .args(args)
-        .arg("--json")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
+    let stdout = succeeded(&yz(["grade"].iter().chain(args).chain(&["--json"])));
+    serde_json::from_str(&stdout).unwrap()
 }
 
 fn options() -> GradeOptions {
@@ -93,7 +85,6 @@ fn the_perfect_player_keeps_every_value_and_random_play_does_not() {
 
 #[test]
 fn the_grade_command_reports_and_refuses_what_it_cannot_grade() {
-    let bin = env!("CARGO_BIN_EXE_yinsh-zero");
     let db = three_db().display().to_string();
     let j = grade_json(&[
         "--variant",
@@ -120,33 +111,29 @@ fn the_grade_command_reports_and_refuses_what_it_cannot_grade() {
     );
 
     let empty = tempfile::tempdir().unwrap();
-    let out = Command::new(bin)
-        .args(["grade", "--variant", "six", "--player", "random", "--db"])
-        .arg(empty.path())
-        .output()
-        .unwrap();
-    assert!(!out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = failed(&yz([
+        "grade",
+        "--variant",
+        "six",
+        "--player",
+        "random",
+        "--db",
+        empty.path().to_str().unwrap(),
+    ]));
     assert!(err.contains("yinsh-zero solve --variant six"), "{err}");
 
-    let out = Command::new(bin)
-        .args(["grade", "--variant", "three", "--db", &db])
-        .output()
-        .unwrap();
+    let out = yz(["grade", "--variant", "three", "--db", &db]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("--checkpoint"), "{err}");
-    let out = Command::new(bin)
-        .args([
-            "grade",
-            "--variant",
-            "three",
-            "--db",
-            &db,
-            "--player",
-            "greedy",
-        ])
-        .output()
-        .unwrap();
+    let out = yz([
+        "grade",
+        "--variant",
+        "three",
+        "--db",
+        &db,
+        "--player",
+        "greedy",
+    ]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("greedy"), "{err}");
 }

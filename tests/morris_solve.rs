@@ -2,10 +2,13 @@
 //! `perfect` player, on real files in temporary directories: Three Men's
 //! Morris solved whole, small Six and Nine endgame layers.
 
+mod common;
+
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::{Arc, Mutex, OnceLock};
 
+use common::cli::yz;
 use proptest::prelude::*;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
@@ -613,10 +616,7 @@ fn best_actions_keep_the_value() {
 }
 
 fn cli(args: &[&str]) -> (bool, String) {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_yinsh-zero"))
-        .args(args)
-        .output()
-        .unwrap();
+    let out = yz(args);
     let text =
         String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
     (out.status.success(), text)

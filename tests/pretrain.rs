@@ -11,6 +11,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::sync::atomic::AtomicBool;
 
+use common::cli::{BIN, failed, succeeded, yz};
 use common::tictactoe::{Board, PerfectPlayer, TicTacToe};
 use yinsh_zero::arena::{Player, parse_game_player, play_game};
 use yinsh_zero::checkpoint;
@@ -20,8 +21,6 @@ use yinsh_zero::run::RunDir;
 use yinsh_zero::run::config::{DEFAULT_CONFIG, RunConfig};
 use yinsh_zero::run::pretrain::{PretrainConfig, play_teacher_games, samples, warm_start};
 use yinsh_zero::run::train_loop::train;
-
-const BIN: &str = env!("CARGO_BIN_EXE_yinsh-zero");
 
 /// A tic-tac-toe run whose generation 0 imitates a perfect player.
 fn config() -> RunConfig {
@@ -264,33 +263,23 @@ fn the_pretrain_command_begins_a_run_that_train_continues() {
     let tmp = tempfile::tempdir().unwrap();
     let cfg = tiny_config(tmp.path());
     let run = tmp.path().join("run");
-    let cmd = |args: &[&str]| {
-        Command::new(BIN)
-            .args(args)
-            .arg("--config")
-            .arg(&cfg)
-            .arg("--run")
-            .arg(&run)
-            .output()
-            .unwrap()
-    };
+    let run_s = run.to_str().unwrap();
+    let config_and_run = ["--config", cfg.to_str().unwrap(), "--run", run_s];
+    let cmd = |args: &[&str]| yz(args.iter().chain(&config_and_run));
 
     // Without games there is nothing to learn from: said, and nothing made.
-    let out = cmd(&["pretrain"]);
-    assert!(!out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("--games"));
+    assert!(failed(&cmd(&["pretrain"])).contains("--games"));
     // A network cannot teach.
-    let out = cmd(&["pretrain", "--games", "2", "--teacher", "net-policy"]);
-    assert!(!out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = failed(&cmd(&[
+        "pretrain",
+        "--games",
+        "2",
+        "--teacher",
+        "net-policy",
+    ]));
     assert!(err.contains("pretrain.teacher"), "{err}");
 
-    let out = cmd(&["pretrain", "--games", "4"]);
-    let (stdout, stderr) = (
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr),
-    );
-    assert!(out.status.success(), "{stdout}\n{stderr}");
+    let stdout = succeeded(&cmd(&["pretrain", "--games", "4"]));
     assert!(
         stdout.contains("warm start done: 4 teacher games"),
         "{stdout}"
@@ -300,20 +289,12 @@ fn the_pretrain_command_begins_a_run_that_train_continues() {
 
     // `train` with the same config goes on from generation 0 (the frozen
     // config remembers the warm start's games).
-    let out = cmd(&["train"]);
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let stdout = succeeded(&cmd(&["train"]));
     assert!(stdout.contains("trained generation 1"), "{stdout}");
     let frozen = RunConfig::load(Some(&run.join("config.toml"))).unwrap();
     assert_eq!(frozen.pretrain.games, 4);
 
-    let out = cmd(&["pretrain", "--games", "4"]);
-    assert!(!out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = failed(&cmd(&["pretrain", "--games", "4"]));
     assert!(err.contains("already has generation 1"), "{err}");
 
     // A checkpoint travels without its replay data (as the shipped network
@@ -327,19 +308,8 @@ fn the_pretrain_command_begins_a_run_that_train_continues() {
             .replace("generations = 1", "generations = 2"),
     )
     .unwrap();
-    let out = Command::new(BIN)
-        .args(["train", "--config"])
-        .arg(&two)
-        .arg("--run")
-        .arg(&run)
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = yz(["train", "--config", two.to_str().unwrap(), "--run", run_s]);
+    let stdout = succeeded(&out);
     assert!(stdout.contains("trained generation 2"), "{stdout}");
     // One line says the old window is gone, not one line per file.
     let stderr = String::from_utf8_lossy(&out.stderr);

@@ -1,9 +1,11 @@
 //! BoardSpace records: the two shipped games through the library and the
 //! real binary, and broken records rejected with the step that broke them.
 
-use std::path::Path;
-use std::process::Command;
+mod common;
 
+use std::path::Path;
+
+use common::cli::{failed, succeeded, yz, yz_in};
 use yinsh_zero::yinsh::notation::{format_game, parse_game};
 use yinsh_zero::yinsh::sgf::{SgfError, parse_sgf};
 use yinsh_zero::yinsh::{Action, Color, Position};
@@ -16,17 +18,7 @@ fn read(path: &str) -> String {
 }
 
 fn replay_json(path: &str) -> serde_json::Value {
-    let out = Command::new(env!("CARGO_BIN_EXE_yinsh-zero"))
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args(["sgf", path, "--json"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let stdout = String::from_utf8(out.stdout).unwrap();
+    let stdout = succeeded(&yz_in(env!("CARGO_MANIFEST_DIR"), ["sgf", path, "--json"]));
     assert_eq!(stdout.lines().count(), 1, "{stdout}");
     serde_json::from_str(&stdout).unwrap()
 }
@@ -88,13 +80,7 @@ fn phiulbrich_bestbot_white_resigns() {
 
 #[test]
 fn replay_prints_steps_boards_and_the_game() {
-    let out = Command::new(env!("CARGO_BIN_EXE_yinsh-zero"))
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args(["sgf", PHIULBRICH])
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let stdout = String::from_utf8(out.stdout).unwrap();
+    let stdout = succeeded(&yz_in(env!("CARGO_MANIFEST_DIR"), ["sgf", PHIULBRICH]));
     assert!(stdout.contains("step 1 (white): j11"), "{stdout}");
     assert!(stdout.contains("step 98 (white): xe9-i9"), "{stdout}");
     assert!(stdout.contains("game: j11 e10 "), "{stdout}");
@@ -172,14 +158,9 @@ fn a_bad_file_fails_the_command() {
         read(DRMIH).replace("29 move E 9 E 5", "29 move E 9 G 11"),
     )
     .unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_yinsh-zero"))
-        .args(["replay", "--json"])
-        .arg(&path)
-        .output()
-        .unwrap();
+    let out = yz(["replay", "--json", path.to_str().unwrap()]);
     std::fs::remove_dir_all(&dir).unwrap();
-    assert!(!out.status.success());
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stderr = failed(&out);
     assert!(stderr.contains("step 29 `29 move E 9 G 11`"), "{stderr}");
 }
 

@@ -2,17 +2,18 @@
 //! refused config change, and SIGKILL in the middle of self-play and of
 //! training.
 
+mod common;
+
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::thread::sleep;
 use std::time::Duration;
 
+use common::cli::{BIN, failed, succeeded, yz};
 use yinsh_zero::checkpoint;
 use yinsh_zero::replay::record;
 use yinsh_zero::yinsh::Yinsh;
-
-const BIN: &str = env!("CARGO_BIN_EXE_yinsh-zero");
 
 fn tiny(extra: &str) -> String {
     let base =
@@ -61,13 +62,13 @@ fn write_config(dir: &Path, name: &str, text: &str) -> PathBuf {
 }
 
 fn train(config: &Path, run: &Path) -> std::process::Output {
-    Command::new(BIN)
-        .args(["train", "--config"])
-        .arg(config)
-        .arg("--run")
-        .arg(run)
-        .output()
-        .unwrap()
+    yz([
+        "train",
+        "--config",
+        config.to_str().unwrap(),
+        "--run",
+        run.to_str().unwrap(),
+    ])
 }
 
 fn spawn_train(config: &Path, run: &Path) -> Child {
@@ -108,11 +109,7 @@ fn the_tiny_loop_writes_checkpoints_metrics_and_resumes() {
     let run = tmp.path().join("run");
     let cfg = write_config(tmp.path(), "tiny.toml", &tiny(""));
     let out = train(&cfg, &run);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let said = succeeded(&out);
     // Not a terminal: a plain line starts and ends each phase (with a
     // line every 30 s between them on a slow machine), and the last line
     // says what happened in words.
@@ -128,7 +125,6 @@ fn the_tiny_loop_writes_checkpoints_metrics_and_resumes() {
             "{phase}:\n{err}"
         );
     }
-    let said = String::from_utf8_lossy(&out.stdout);
     assert!(
         said.contains(
             "trained generations 1 to 2 (the config's limit is reached); best network: generation"
@@ -169,21 +165,12 @@ fn the_tiny_loop_writes_checkpoints_metrics_and_resumes() {
 
     // More generations is a safe change: the run goes on from generation 3.
     let cfg3 = write_config(tmp.path(), "tiny3.toml", &tiny("loop.generations = 3"));
-    let out = train(&cfg3, &run);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    succeeded(&train(&cfg3, &run));
     assert_eq!(checkpoint::list(&ckpts).unwrap(), vec![0, 1, 2, 3]);
     let m3 = checkpoint::read_meta(&ckpts.join("000003")).unwrap();
     assert!(m3.train_steps > m2.train_steps);
     assert!(m3.positions_generated > m2.positions_generated);
-    let status = Command::new(BIN)
-        .args(["status", "--run"])
-        .arg(&run)
-        .output()
-        .unwrap();
+    let status = yz(["status", "--run", run.to_str().unwrap()]);
     let text = String::from_utf8_lossy(&status.stdout);
     assert!(text.contains("generation 3"), "{text}");
     assert!(
@@ -193,16 +180,12 @@ fn the_tiny_loop_writes_checkpoints_metrics_and_resumes() {
 
     // Nor is another game or variant.
     let other = write_config(tmp.path(), "std.toml", &tiny("game.variant = \"standard\""));
-    let out = train(&other, &run);
-    assert!(!out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = failed(&train(&other, &run));
     assert!(err.contains("game.variant"), "{err}");
 
     // A different network shape is not a resume: refused, naming the key.
     let other = write_config(tmp.path(), "other.toml", &tiny("model.blocks = 2"));
-    let out = train(&other, &run);
-    assert!(!out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = failed(&train(&other, &run));
     assert!(err.contains("model.blocks"), "{err}");
 }
 
@@ -227,12 +210,7 @@ fn a_kill_during_self_play_loses_no_finished_game() {
     for f in &before {
         record::read(&Yinsh::blitz(), f).unwrap();
     }
-    let out = train(&cfg, &run);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    succeeded(&train(&cfg, &run));
     let meta = checkpoint::read_meta(&run.join("checkpoints/000001")).unwrap();
     for f in &before {
         let rel = f.strip_prefix(&run).unwrap().to_string_lossy().into_owned();
@@ -283,12 +261,7 @@ fn a_kill_during_training_resumes_from_the_last_checkpoint() {
     let last = *kept.last().unwrap();
     assert!(last < 2, "the kill came after training ended");
     let files_before = record_files(&run);
-    let out = train(&cfg, &run);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    succeeded(&train(&cfg, &run));
     assert_eq!(checkpoint::list(&ckpts).unwrap(), vec![0, 1, 2]);
     let m = checkpoint::read_meta(&ckpts.join(format!("{:06}", last + 1))).unwrap();
     for f in &files_before {
@@ -318,12 +291,7 @@ fn averaged_generations_play_and_training_goes_on_from_its_own_weights() {
         "avg.toml",
         &tiny("loop.generations = 3\ntrain.average_generations = 2\ngating.enabled = false"),
     );
-    let out = train(&cfg, &run);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    succeeded(&train(&cfg, &run));
     let ckpts = run.join("checkpoints");
     let dir = |g| checkpoint::generation_dir(&ckpts, g);
     assert!(
@@ -372,12 +340,7 @@ fn averaged_generations_play_and_training_goes_on_from_its_own_weights() {
         "avg4.toml",
         &tiny("loop.generations = 4\ntrain.average_generations = 2\ngating.enabled = false"),
     );
-    let out = train(&cfg4, &run);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    succeeded(&train(&cfg4, &run));
     let m4 = checkpoint::read_meta(&dir(4)).unwrap();
     assert_eq!(m4.averaged_from, vec![3, 4]);
     assert!(m4.train_steps > checkpoint::read_meta(&dir(3)).unwrap().train_steps);

@@ -19,6 +19,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use common::cli::{succeeded, yz};
 use common::web::Server;
 
 fn missing_prerequisites(web: &Path) -> Vec<String> {
@@ -118,24 +119,16 @@ fn morris_games_are_played_through_clicks_in_chromium() {
         return;
     }
     let root = tempfile::tempdir().unwrap();
-    let solved = Command::new(env!("CARGO_BIN_EXE_yinsh-zero"))
-        .args([
-            "solve",
-            "--variant",
-            "three",
-            "--threads",
-            "1",
-            "--no-reach",
-        ])
-        .arg("--db")
-        .arg(root.path().join("three"))
-        .output()
-        .expect("run solve");
-    assert!(
-        solved.status.success(),
-        "solve failed: {}",
-        String::from_utf8_lossy(&solved.stderr)
-    );
+    succeeded(&yz([
+        "solve",
+        "--variant",
+        "three",
+        "--threads",
+        "1",
+        "--no-reach",
+        "--db",
+        root.path().join("three").to_str().unwrap(),
+    ]));
     let server = Server::start(&[&"--morris-db", &root.path()]);
     let (stdout, shots) = run_script(&web, "morris.mjs", &server.url(), "morris");
     assert!(stdout.contains("\"removedByClick\":true"), "{stdout}");

@@ -7,8 +7,8 @@
 mod common;
 
 use std::path::Path;
-use std::process::Command;
 
+use common::cli::{succeeded, yz};
 use common::web::{MORRIS, Server, error_of, get, post, strings};
 use serde_json::{Value, json};
 
@@ -29,18 +29,14 @@ fn variant<'a>(config: &'a Value, name: &str) -> &'a Value {
 
 /// Solves `variant` with the real `solve` command into `root/<variant>`.
 fn solve(root: &Path, variant: &str) {
-    let out = Command::new(env!("CARGO_BIN_EXE_yinsh-zero"))
-        .args(["solve", "--variant", variant, "--no-reach"])
-        .arg("--db")
-        .arg(root.join(variant))
-        .output()
-        .expect("run solve");
-    assert!(
-        out.status.success(),
-        "solve failed: {}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    succeeded(&yz([
+        "solve",
+        "--variant",
+        variant,
+        "--no-reach",
+        "--db",
+        root.join(variant).to_str().unwrap(),
+    ]));
 }
 
 #[test]

@@ -2,6 +2,7 @@
 // Each test binary compiles this module and uses only part of it.
 #![allow(dead_code)]
 
+pub mod cli;
 pub mod s3;
 pub mod tictactoe;
 pub mod web;
