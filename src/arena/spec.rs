@@ -394,17 +394,15 @@ pub fn parse_game_player<G: GamePlayers>(
                 config.gumbel = parse_bool(&spec, "gumbel", v)?;
             }
             if let Some(v) = spec.get("draw") {
-                config.draw_score = match v.parse::<f32>() {
-                    Ok(x) if (-1.0..=1.0).contains(&x) => x,
-                    _ => {
-                        return Err(PlayerSpecError::BadValue {
-                            player: spec.name.clone(),
-                            key: "draw".into(),
-                            value: v.into(),
-                            why: "expected a number from -1 to 1".into(),
-                        });
-                    }
+                // The range is the search config's own check.
+                let bad = || PlayerSpecError::BadValue {
+                    player: spec.name.clone(),
+                    key: "draw".into(),
+                    value: v.into(),
+                    why: "expected a number from -1 to 1".into(),
                 };
+                config.draw_score = v.parse::<f32>().map_err(|_| bad())?;
+                config.validate().map_err(|_| bad())?;
             }
             // Loading the network comes last: a bad option is reported
             // without reading a checkpoint first.

@@ -169,10 +169,7 @@ impl<S: State> Search<S> {
             return Err(SearchError::GameOver);
         }
         let mut s = Search {
-            tree: Tree {
-                draw_score: cfg.draw_score,
-                ..Tree::with_root(pos)
-            },
+            tree: Tree::with_root(pos, cfg.draw_score),
             rng: SmallRng::seed_from_u64(seed),
             pending: None,
             mv: MoveState {
@@ -511,10 +508,7 @@ impl<S: State> Search<S> {
             .and_then(|e| e.child);
         self.tree = match child {
             Some(c) if self.cfg.tree_reuse => self.tree.subtree(c),
-            _ => Tree {
-                draw_score: self.cfg.draw_score,
-                ..Tree::with_root(pos)
-            },
+            _ => Tree::with_root(pos, self.cfg.draw_score),
         };
         self.begin_move();
         Ok(())

@@ -111,9 +111,13 @@ impl<S: State> Default for Tree<S> {
 }
 
 impl<S: State> Tree<S> {
-    /// A tree holding only `pos` at index 0.
-    pub fn with_root(pos: S) -> Tree<S> {
-        let mut t = Tree::default();
+    /// A tree holding only `pos` at index 0, scoring draws at `draw_score`
+    /// for `pos`'s player to act.
+    pub fn with_root(pos: S, draw_score: f32) -> Tree<S> {
+        let mut t = Tree {
+            draw_score,
+            ..Tree::default()
+        };
         // A finished root has no parent whose view it could take; its own
         // stale `to_act` is as good as any, since it is never searched.
         let view = pos.to_act();
