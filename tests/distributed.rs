@@ -1,9 +1,11 @@
-//! Many processes, one run, meeting in a real S3 server (s3s-fs on
-//! 127.0.0.1; see tests/common/s3.rs): a trainer that only trains on what
-//! workers upload, workers that pick up promoted networks, and the faults
+//! Many processes, one run, meeting in a real S3 server (s3s-fs and moto on
+//! 127.0.0.1; see tests/common/s3.rs and tests/common/moto.rs): a trainer
+//! that only trains on what workers upload, workers that pick up promoted
+//! networks and stop by themselves when the run is finished, and the faults
 //! a shared store must survive: a worker killed mid-game and mid-upload,
 //! the server going away and coming back, wrong credentials, a missing
-//! bucket, and damaged or foreign objects.
+//! bucket, and damaged or foreign objects. The main scenario runs on both
+//! servers; the fault injections on s3s-fs.
 
 mod common;
 
@@ -14,7 +16,7 @@ use std::thread::sleep;
 use std::time::Duration;
 
 use common::cli::{BIN, succeeded, yz};
-use common::s3::S3Server;
+use common::s3::{Kind, S3Server, TestS3, start};
 use yinsh_zero::replay::record;
 use yinsh_zero::store::Store;
 use yinsh_zero::yinsh::Yinsh;
@@ -35,7 +37,7 @@ fn config(dir: &Path, generations: u64) -> PathBuf {
 
 /// A `yinsh-zero` process with the server's environment, its stderr and
 /// stdout in `log`.
-fn spawn(server: &S3Server, args: &[&str], log: &Path) -> Child {
+fn spawn(server: &dyn TestS3, args: &[&str], log: &Path) -> Child {
     let out = fs::File::create(log).unwrap();
     Command::new(BIN)
         .args(args)
@@ -48,7 +50,7 @@ fn spawn(server: &S3Server, args: &[&str], log: &Path) -> Child {
 }
 
 /// `train --selfplay workers` on `run`.
-fn trainer(server: &S3Server, run: &str, cfg: &Path, cache: &Path, log: &Path) -> Child {
+fn trainer(server: &dyn TestS3, run: &str, cfg: &Path, cache: &Path, log: &Path) -> Child {
     spawn(
         server,
         &[
@@ -66,7 +68,7 @@ fn trainer(server: &S3Server, run: &str, cfg: &Path, cache: &Path, log: &Path) -
     )
 }
 
-fn worker(server: &S3Server, run: &str, id: &str, dir: &Path) -> Child {
+fn worker(server: &dyn TestS3, run: &str, id: &str, dir: &Path) -> Child {
     let spool = dir.join(format!("spool-{id}"));
     let cache = dir.join(format!("cache-{id}"));
     spawn(
@@ -139,6 +141,23 @@ fn uploaded_games(store: &Store) -> (usize, u64) {
     (listed.len(), games)
 }
 
+/// Waits (bounded by count, not by a clock) until `child` exits by
+/// itself; whether it succeeded. One that never does is killed and its
+/// log (`log`) shown.
+fn exits(child: &mut Child, what: &str, log: &Path) -> bool {
+    for _ in 0..30_000 {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status.success();
+        }
+        sleep(Duration::from_millis(20));
+    }
+    kill9(child);
+    panic!(
+        "never happened: {what}; its log:\n{}",
+        fs::read_to_string(log).unwrap_or_default()
+    );
+}
+
 /// "worker X: ... N games ..." from a worker's closing line.
 fn games_reported(log: &str) -> u64 {
     let line = log
@@ -149,17 +168,20 @@ fn games_reported(log: &str) -> u64 {
     games.rsplit(' ').next().unwrap().parse().unwrap()
 }
 
-#[test]
-fn a_trainer_learns_only_from_two_workers_through_s3_and_survives_a_server_restart() {
+/// The main scenario, on a server of `kind`: a trainer fed by two
+/// workers trains 4 generations while the server goes away and comes
+/// back; at the run's end the workers stop by themselves.
+fn a_trainer_learns_only_from_two_workers_and_they_end_with_the_run(kind: Kind) {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    let mut server = S3Server::start("runs");
+    let mut server = start(kind, "runs");
+    let server = &mut *server;
     let run = "s3://runs/e2e";
     let cfg = config(d, 4);
     let cache = d.join("trainer-cache");
-    let mut a = worker(&server, run, "wa", d);
-    let mut b = worker(&server, run, "wb", d);
-    let mut trainer = trainer(&server, run, &cfg, &cache, &d.join("trainer.log"));
+    let mut a = worker(server, run, "wa", d);
+    let mut b = worker(server, run, "wb", d);
+    let mut trainer = trainer(server, run, &cfg, &cache, &d.join("trainer.log"));
     let store = Store::open_with(run, &server.env()).unwrap();
     // Once the first trained generation is published, the server goes
     // away for a while and comes back with its data.
@@ -177,16 +199,33 @@ fn a_trainer_learns_only_from_two_workers_through_s3_and_survives_a_server_resta
     let trainer_log = log(d, "trainer.log");
     assert!(status.success(), "trainer failed:\n{trainer_log}");
     assert!(
-        trainer_log.contains("trained generations 1 to 4"),
+        trainer_log.contains("trained generations 1 to 4 (the config's limit is reached)"),
         "{trainer_log}"
     );
-    // Workers get a moment to play with the last promoted network.
-    wait_for("a worker plays with network 4", || {
-        log(d, "wa.log").contains("playing with network 4")
-            || log(d, "wb.log").contains("playing with network 4")
-    });
-    terminate(&mut a);
-    terminate(&mut b);
+    let finished: serde_json::Value =
+        serde_json::from_slice(&store.get("finished.json").unwrap().unwrap()).unwrap();
+    assert_eq!(finished["generation"], 4, "{finished}");
+    assert_eq!(finished["limit"], "generations = 4", "{finished}");
+
+    // The run is finished: the workers upload what they played and end,
+    // with success and a line that says why.
+    for (child, name) in [(&mut a, "wa"), (&mut b, "wb")] {
+        let ok = exits(
+            child,
+            &format!("{name} stops at the run's end"),
+            &d.join(format!("{name}.log")),
+        );
+        let l = log(d, &format!("{name}.log"));
+        assert!(ok, "{name} failed:\n{l}");
+        let k = games_reported(&l);
+        assert!(
+            l.contains(&format!(
+                "worker {name}: run finished at generation 4 (generations = 4 reached): \
+                 worker stops after uploading {k} games"
+            )),
+            "{l}"
+        );
+    }
     let (wa, wb) = (log(d, "wa.log"), log(d, "wb.log"));
 
     // Checkpoints and the best pointer are in the store, whole.
@@ -249,14 +288,28 @@ fn a_trainer_learns_only_from_two_workers_through_s3_and_survives_a_server_resta
 
     // No finished game lost: what the workers say they played is what the
     // store holds, every object whole.
-    let (_, games) = uploaded_games(&store);
+    let (files, games) = uploaded_games(&store);
     assert_eq!(
         games,
         games_reported(&wa) + games_reported(&wb),
         "{wa}\n{wb}"
     );
 
-    // status reads the remote run like a local one.
+    // A worker started on the finished run says so and ends at once.
+    let mut c = worker(server, run, "wc", d);
+    let ok = exits(&mut c, "wc stops on the finished run", &d.join("wc.log"));
+    let wc = log(d, "wc.log");
+    assert!(ok, "{wc}");
+    assert!(
+        wc.contains(
+            "worker wc: run s3://runs/e2e finished at generation 4 (generations = 4 reached, "
+        ) && wc.contains("nothing to play, the worker stops"),
+        "{wc}"
+    );
+    assert!(wc.contains("worker wc: 0 batches, 0 games"), "{wc}");
+
+    // status reads the remote run like a local one, says it is finished
+    // and counts what the workers uploaded (the trainer took part of it).
     let out = Command::new(BIN)
         .args(["status", "--run", run, "--cache"])
         .arg(d.join("status-cache"))
@@ -272,6 +325,33 @@ fn a_trainer_learns_only_from_two_workers_through_s3_and_survives_a_server_resta
     assert!(text.contains("run: s3://runs/e2e"), "{text}");
     assert!(text.contains("generation 4, best 4"), "{text}");
     assert!(text.contains("(workers)"), "{text}");
+    assert!(
+        text.contains("finished at generation 4 (generations = 4 reached, "),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!(
+            "workers: 3 uploaded {games} games in {files} record files"
+        )),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!("  wa: {} games, ", games_reported(&wa)))
+            && text.contains("stopped (run finished)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("  wc: 0 games, 0 files, stopped (run finished)"),
+        "{text}"
+    );
+    let taken: u64 = text
+        .split("self-play games ")
+        .nth(1)
+        .and_then(|t| t.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{text}"));
+    // 4 generations of at least `games_per_generation = 4` games.
+    assert!((16..=games).contains(&taken), "{taken} of {games}: {text}");
 
     // So does the dashboard: its data comes from the bucket.
     let web = common::web::Server::start_with_env(
@@ -289,6 +369,16 @@ fn a_trainer_learns_only_from_two_workers_through_s3_and_survives_a_server_resta
             .len(),
         4
     );
+}
+
+#[test]
+fn a_trainer_learns_from_two_workers_through_s3s_fs_and_they_end_with_the_run() {
+    a_trainer_learns_only_from_two_workers_and_they_end_with_the_run(Kind::S3sFs);
+}
+
+#[test]
+fn a_trainer_learns_from_two_workers_through_moto_and_they_end_with_the_run() {
+    a_trainer_learns_only_from_two_workers_and_they_end_with_the_run(Kind::Moto);
 }
 
 #[test]
@@ -469,6 +559,9 @@ fn bad_credentials_a_missing_bucket_and_damaged_objects_are_named() {
     );
 }
 
+/// Workers and a trainer on one run directory; at its end the worker stops
+/// by itself, and a trainer resumed with a higher limit takes back the
+/// run's end, so that workers play for it again.
 #[test]
 fn workers_and_a_trainer_meet_in_a_local_folder_too() {
     let dir = tempfile::tempdir().unwrap();
@@ -477,14 +570,17 @@ fn workers_and_a_trainer_meet_in_a_local_folder_too() {
     let run_s = run.to_str().unwrap();
     let cfg = config(d, 2);
     let log_of = |name: &str| fs::File::create(d.join(name)).unwrap();
-    let mut w = Command::new(BIN)
-        .args(["worker", "--run", run_s, "--id", "local1", "--threads", "1"])
-        .arg("--spool")
-        .arg(d.join("spool"))
-        .stdout(log_of("w.log"))
-        .stderr(log_of("w.err"))
-        .spawn()
-        .unwrap();
+    let local_worker = |log: &str| {
+        Command::new(BIN)
+            .args(["worker", "--run", run_s, "--id", "local1", "--threads", "1"])
+            .arg("--spool")
+            .arg(d.join("spool"))
+            .stdout(log_of(log))
+            .stderr(log_of("w.err"))
+            .spawn()
+            .unwrap()
+    };
+    let mut w = local_worker("w.log");
     let out = yz([
         "train",
         "--run",
@@ -494,8 +590,22 @@ fn workers_and_a_trainer_meet_in_a_local_folder_too() {
         "--config",
         cfg.to_str().unwrap(),
     ]);
-    terminate(&mut w);
     succeeded(&out);
+    let ok = exits(
+        &mut w,
+        "the worker stops at the run's end",
+        &d.join("w.err"),
+    );
+    let wlog = log(d, "w.log");
+    assert!(ok, "{wlog}{}", log(d, "w.err"));
+    assert!(
+        wlog.contains("run finished at generation 2 (generations = 2 reached): worker stops"),
+        "{wlog}"
+    );
+    let finished = || -> Option<serde_json::Value> {
+        Some(serde_json::from_slice(&fs::read(run.join("finished.json")).ok()?).unwrap())
+    };
+    assert_eq!(finished().unwrap()["generation"], 2);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("games from workers"), "{err}");
     let meta: serde_json::Value =
@@ -512,4 +622,30 @@ fn workers_and_a_trainer_meet_in_a_local_folder_too() {
         fs::read_to_string(run.join("checkpoints/best")).unwrap(),
         "000002\n"
     );
+
+    // Trained further: the trainer takes the end back before it trains, a
+    // worker started then plays, and both end at the new limit.
+    let cfg = config(d, 3);
+    let mut trainer = Command::new(BIN)
+        .args(["train", "--run", run_s, "--selfplay", "workers", "--config"])
+        .arg(&cfg)
+        .stdout(log_of("t3.log"))
+        .stderr(log_of("t3.err"))
+        .spawn()
+        .unwrap();
+    wait_for("the trainer takes the run's end back", || {
+        finished().is_none()
+    });
+    let mut w = local_worker("w3.log");
+    let ok = exits(&mut trainer, "the resumed trainer ends", &d.join("t3.err"));
+    assert!(ok, "{}", log(d, "t3.err"));
+    let ok = exits(&mut w, "the worker stops at the new end", &d.join("w.err"));
+    assert!(ok, "{}", log(d, "w.err"));
+    let wlog = log(d, "w3.log");
+    assert!(
+        wlog.contains("run finished at generation 3 (generations = 3 reached): worker stops"),
+        "{wlog}"
+    );
+    assert!(games_reported(&wlog) > 0, "{wlog}");
+    assert_eq!(finished().unwrap()["generation"], 3);
 }

@@ -10,8 +10,9 @@ use yinsh_zero::games::{GameTask, with_game};
 use yinsh_zero::run::RunDir;
 use yinsh_zero::run::config::{RunConfig, SelfPlaySource};
 use yinsh_zero::run::pretrain::{WarmStart, warm_start};
-use yinsh_zero::run::shared::SharedRun;
+use yinsh_zero::run::shared::{SharedRun, utc};
 use yinsh_zero::run::train_loop::{LoopSummary, settle_config, train, train_shared};
+use yinsh_zero::run::worker::tallies;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -199,6 +200,33 @@ pub fn pretrain(args: PretrainArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// What the run's workers uploaded (their tallies), if it has any: the
+/// games in the store, of which the trainer took `self-play games`.
+fn workers_status(shared: &SharedRun) -> anyhow::Result<()> {
+    let all = tallies(shared)?;
+    if all.is_empty() {
+        return Ok(());
+    }
+    println!(
+        "workers: {} uploaded {} games in {} record files",
+        all.len(),
+        all.iter().map(|t| t.games).sum::<u64>(),
+        all.iter().map(|t| t.files).sum::<u64>()
+    );
+    const SHOWN: usize = 10;
+    for t in all.iter().take(SHOWN) {
+        let state = match &t.stopped {
+            Some(why) => format!("stopped ({why}) {}", utc(t.updated_unix)),
+            None => format!("last seen {}", utc(t.updated_unix)),
+        };
+        println!("  {}: {} games, {} files, {state}", t.id, t.games, t.files);
+    }
+    if all.len() > SHOWN {
+        println!("  and {} more", all.len() - SHOWN);
+    }
+    Ok(())
+}
+
 /// What a `train` invocation did, in words.
 fn summary_line(s: &LoopSummary) -> String {
     let stopped = if s.interrupted {
@@ -226,15 +254,19 @@ fn summary_line(s: &LoopSummary) -> String {
 }
 
 pub fn status(args: StatusArgs) -> anyhow::Result<()> {
-    let (dir, name) = match &args.run {
-        None => (run_dir(&None), ".".to_string()),
+    let shared = match &args.run {
+        None => None,
         Some(location) => {
             let stop = std::sync::Arc::new(AtomicBool::new(false));
             let shared = SharedRun::open(location, args.cache.as_deref(), stop)?;
             // A remote run is read through a fresh copy of what status shows.
             shared.pull_view()?;
-            (shared.dir().clone(), shared.url())
+            Some(shared)
         }
+    };
+    let (dir, name) = match &shared {
+        None => (run_dir(&None), ".".to_string()),
+        Some(s) => (s.dir().clone(), s.url()),
     };
     let ckpts = dir.checkpoints();
     let gens = checkpoint::list(&ckpts)?;
@@ -252,6 +284,12 @@ pub fn status(args: StatusArgs) -> anyhow::Result<()> {
         "positions generated {}, samples trained {}, training steps {}, self-play games {}",
         meta.positions_generated, meta.samples_trained, meta.train_steps, meta.games_played
     );
+    if let Some(s) = &shared {
+        if let Some(f) = s.finished()? {
+            println!("finished at {}: its workers stop", f.describe());
+        }
+        workers_status(s)?;
+    }
     println!("last gating results:");
     for &g in gens.iter().rev().take(5) {
         let m = checkpoint::read_meta(&checkpoint::generation_dir(&ckpts, g))?;

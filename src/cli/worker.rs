@@ -1,5 +1,7 @@
 //! `yinsh-zero worker`: a self-play worker of a run that a trainer
-//! (`train --selfplay workers`) trains from.
+//! (`train --selfplay workers`) trains from. It plays until stopped
+//! (SIGTERM, Ctrl-C) or until the run is finished (the trainer reached its
+//! config's limit), and then exits with success.
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -38,7 +40,8 @@ pub struct Args {
     /// one per core). Several worker processes on one machine want 1 each.
     #[arg(long, default_value_t = 0)]
     threads: usize,
-    /// Stop after this many batches (default: run until stopped).
+    /// Stop after this many batches (default: play until stopped or until
+    /// the run is finished).
     #[arg(long, default_value_t = 0)]
     batches: u64,
     #[command(flatten)]
@@ -97,6 +100,23 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             stop: &stop,
         },
     )??;
+    if let Some(f) = &s.finished {
+        // The run is over: its trainer reads no more games, so the worker
+        // ends, with success (a scheduler need not restart it).
+        if s.batches == 0 && s.games == 0 {
+            println!(
+                "worker {id}: run {} finished at {}: nothing to play, the worker stops",
+                shared.url(),
+                f.describe()
+            );
+        } else {
+            println!(
+                "worker {id}: run finished at generation {} ({} reached): worker stops after \
+                 uploading {} games",
+                f.generation, f.limit, s.games
+            );
+        }
+    }
     println!(
         "worker {id}: {} batches, {} games, {} positions, {} files uploaded, networks {:?}, \
          {:.0} games/hour, {:.2} s of {:.1} s uploading",
@@ -108,6 +128,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         s.games as f64 * 3600.0 / s.seconds.max(1e-9),
         s.upload_seconds,
         s.seconds
+    );
+    println!(
+        "worker {id}: {} games in {} files uploaded to the run under this id in all",
+        s.tally.games, s.tally.files
     );
     Ok(())
 }

@@ -16,12 +16,19 @@
 //! and every reader here) only once its `meta.json` exists; `best` is one
 //! object, written only after the generation it names is complete. Record
 //! files have names no two workers share and are never rewritten.
+//!
+//! When the trainer stops because its config's limit is reached it
+//! publishes [`FINISHED`] (one small object, so atomic like the rest);
+//! workers stop when they see it. A trainer started again that will train
+//! further removes it before its first generation.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::Mutex;
 use std::sync::atomic::AtomicBool;
+
+use serde::{Deserialize, Serialize};
 
 use super::RunDir;
 use crate::checkpoint;
@@ -30,6 +37,74 @@ use crate::util::write_atomic;
 
 /// The store's folder of self-play records.
 pub const RECORDS: &str = "data/selfplay";
+
+/// The object that says the run is over: [`Finished`] as JSON.
+pub const FINISHED: &str = "finished.json";
+
+/// What `finished.json` holds: the trainer stopped because its config's
+/// limit was reached (not because it was stopped: a stopped run is
+/// resumed, and its workers go on waiting for it).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Finished {
+    /// The last generation trained.
+    pub generation: u64,
+    /// The best network then.
+    pub best: u64,
+    /// The limit that was reached, as the config says it
+    /// (`generations = 40`, `hours = 2`).
+    pub limit: String,
+    /// When, in seconds since 1970 (UTC).
+    pub at_unix: u64,
+}
+
+impl Finished {
+    /// "generation 4 (generations = 4 reached, 2026-11-25 22:08:29 UTC)".
+    pub fn describe(&self) -> String {
+        format!(
+            "generation {} ({} reached, {})",
+            self.generation,
+            self.limit,
+            utc(self.at_unix)
+        )
+    }
+}
+
+/// Seconds since 1970 now.
+pub fn now_unix() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+/// `secs` since 1970 as "YYYY-MM-DD HH:MM:SS UTC".
+///
+/// ```
+/// use yinsh_zero::run::shared::utc;
+/// assert_eq!(utc(0), "1970-01-01 00:00:00 UTC");
+/// assert_eq!(utc(951_782_400 + 3_661), "2000-02-29 01:01:01 UTC");
+/// assert_eq!(utc(1_795_644_509), "2026-11-25 22:08:29 UTC");
+/// assert_eq!(utc(4_102_444_799), "2099-12-31 23:59:59 UTC");
+/// ```
+pub fn utc(secs: u64) -> String {
+    // Days to a civil date (H. Hinnant's algorithm, proleptic Gregorian).
+    let days = (secs / 86_400) as i64;
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    let t = secs % 86_400;
+    format!(
+        "{y:04}-{m:02}-{d:02} {:02}:{:02}:{:02} UTC",
+        t / 3600,
+        t / 60 % 60,
+        t % 60
+    )
+}
 
 /// A run at a location, with the local folder this process works in.
 pub struct SharedRun {
@@ -221,6 +296,32 @@ impl SharedRun {
             std::fs::read(self.dir.config()).ok()
         };
         Ok(bytes.map(|b| String::from_utf8_lossy(&b).into_owned()))
+    }
+
+    /// Whether the trainer has said the run is over ([`FINISHED`]).
+    pub fn finished(&self) -> Result<Option<Finished>, SharedError> {
+        let Some(bytes) = self.store.get(FINISHED)? else {
+            return Ok(None);
+        };
+        serde_json::from_slice(&bytes).map(Some).map_err(|e| {
+            anyhow::anyhow!(
+                "{}: {FINISHED} is not what a trainer writes ({e}); remove it if the run is not over",
+                self.url()
+            )
+        })
+    }
+
+    /// Says in the store that the run is over (the trainer, at its
+    /// config's limit).
+    pub fn publish_finished(&self, finished: &Finished) -> Result<(), SharedError> {
+        let json = serde_json::to_vec_pretty(finished)?;
+        Ok(self.store.put(FINISHED, json)?)
+    }
+
+    /// Takes back [`Self::publish_finished`]: the run goes on (a trainer
+    /// resumed with a higher limit).
+    pub fn clear_finished(&self) -> Result<(), SharedError> {
+        Ok(self.store.delete(FINISHED)?)
     }
 
     /// Uploads every file under `logs/` and `eval/` that grew or changed

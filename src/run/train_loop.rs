@@ -26,7 +26,7 @@ use super::dir::RunDir;
 use super::gating::{gate, promoted_elo};
 use super::metrics::{MetricsLog, fields};
 use super::progress::Phase;
-use super::shared::SharedRun;
+use super::shared::{Finished, SharedRun, now_unix};
 use crate::arena::GamePlayers;
 use crate::checkpoint::{self, CheckpointMeta};
 use crate::nn::{Model, WorkerNets};
@@ -154,6 +154,16 @@ fn run_loop<G: GamePlayers>(
             .map_err(|e| anyhow::anyhow!("[baseline] opponents: {e}"))?;
     }
     let started = Instant::now();
+    // A run that was finished and is trained further is not finished any
+    // more: workers started from here on must play.
+    if let Some(s) = shared {
+        let next = checkpoint::list(&run.checkpoints())?
+            .last()
+            .map_or(1, |g| g + 1);
+        if limit_reached(&cfg, next, started).is_none() && s.finished()?.is_some() {
+            s.clear_finished()?;
+        }
+    }
     if cfg.pretrain.games > 0
         && checkpoint::list(&run.checkpoints())?.is_empty()
         && super::pretrain::warm_start(game, run, &cfg, stop)?.is_none()
@@ -170,9 +180,16 @@ fn run_loop<G: GamePlayers>(
     let mut g = first_generation;
     let mut interrupted = false;
     loop {
-        let out_of_time =
-            lp.cfg.run.hours > 0.0 && started.elapsed().as_secs_f64() > lp.cfg.run.hours * 3600.0;
-        if (lp.cfg.run.generations > 0 && g > lp.cfg.run.generations) || out_of_time {
+        if let Some(limit) = limit_reached(&lp.cfg, g, started) {
+            // Workers stop when they see this (docs/distributed.md).
+            if let Some(s) = shared {
+                s.publish_finished(&Finished {
+                    generation: g - 1,
+                    best: lp.best,
+                    limit,
+                    at_unix: now_unix(),
+                })?;
+            }
             break;
         }
         match lp.generation(g)? {
@@ -197,6 +214,19 @@ fn run_loop<G: GamePlayers>(
     })
 }
 
+/// The config's limit (as the config says it) that stops the loop before
+/// generation `g`, in a `train` started at `started`; `None` if `g` is
+/// to be trained.
+fn limit_reached(cfg: &RunConfig, g: u64, started: Instant) -> Option<String> {
+    if cfg.run.generations > 0 && g > cfg.run.generations {
+        return Some(format!("generations = {}", cfg.run.generations));
+    }
+    if cfg.run.hours > 0.0 && started.elapsed().as_secs_f64() > cfg.run.hours * 3600.0 {
+        return Some(format!("hours = {}", cfg.run.hours));
+    }
+    None
+}
+
 /// How one generation ended.
 enum Ended {
     Complete,
@@ -217,6 +247,9 @@ struct Loop<'a, G: GamePlayers> {
     rejected: BTreeSet<String>,
     /// When workers' games were last taken into the window.
     last_collected: Option<Instant>,
+    /// Games the last generation took from workers (at least `[loop]
+    /// games_per_generation`: whole files are taken).
+    games_taken: u64,
     cfg: RunConfig,
     stop: &'a AtomicBool,
     device: burn::tensor::Device,
@@ -316,6 +349,7 @@ impl<'a, G: GamePlayers> Loop<'a, G> {
             shared,
             rejected: BTreeSet::new(),
             last_collected: None,
+            games_taken: 0,
             cfg,
             stop,
             device,
@@ -494,6 +528,7 @@ impl<'a, G: GamePlayers> Loop<'a, G> {
             f["games_per_hour"] = json!(games as f64 * 3600.0 / secs);
         }
         self.last_collected = Some(now);
+        self.games_taken = games;
         self.log
             .log("selfplay", g, self.trainer.steps(), fields(&f));
         Ok(Some(self.window.generated() - before))
@@ -653,7 +688,11 @@ impl<'a, G: GamePlayers> Loop<'a, G> {
                 .iter()
                 .map(|(p, _)| self.run.relative(p))
                 .collect(),
-            games_played: self.meta.games_played + self.cfg.run.games_per_generation,
+            games_played: self.meta.games_played
+                + match self.cfg.run.selfplay {
+                    SelfPlaySource::Local => self.cfg.run.games_per_generation,
+                    SelfPlaySource::Workers => self.games_taken,
+                },
             ..CheckpointMeta::new(self.game, g, self.cfg.model.clone())
         };
         let trained = self.trainer.inference_model();

@@ -10,16 +10,27 @@
 //! `w-<worker id>-b<batch>-w<thread>-<file>.bin`: no two workers share an
 //! id, and a worker with a given id goes on after the highest batch the
 //! store or its spool holds, so no name is ever written twice.
+//!
+//! A worker stops by itself when the run is over: the trainer publishes
+//! `finished.json` at its config's limit ([`super::shared::FINISHED`]), and
+//! the worker, which looks for it between batches and while it waits for a
+//! network, uploads what it finished and returns. Each worker keeps a tally
+//! of what it uploaded in `workers/<id>.json` ([`WorkerTally`]), which
+//! `status` sums.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+use serde::{Deserialize, Serialize};
+
 use super::config::RunConfig;
-use super::shared::{RECORDS, SharedRun};
+use super::shared::{Finished, RECORDS, SharedRun, now_unix};
 use crate::arena::GamePlayers;
 use crate::checkpoint;
+use crate::game::Game;
 use crate::nn::{Model, WorkerNets};
+use crate::replay::record;
 use crate::selfplay::{self, Progress, SelfPlayError};
 use crate::util::{mix64, sub_seed};
 
@@ -49,6 +60,70 @@ pub struct WorkerSummary {
     pub seconds: f64,
     /// Of those, seconds spent uploading.
     pub upload_seconds: f64,
+    /// Set when the worker stopped because the run is over.
+    pub finished: Option<Finished>,
+    /// What this worker id has uploaded to the run in all, this process
+    /// and any earlier one with the same id.
+    pub tally: WorkerTally,
+}
+
+/// The store's folder of worker tallies.
+pub const TALLIES: &str = "workers";
+
+/// What one worker id has uploaded to a run, over all the processes that
+/// had that id: `workers/<id>.json`, rewritten after every batch.
+///
+/// It is exact: it counts the batches whose files are all in the store,
+/// and a worker that starts counts, from the objects themselves, the files
+/// of its id from later batches (a predecessor killed between an upload
+/// and the tally, or files it left in its spool).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct WorkerTally {
+    pub id: String,
+    /// Games in the worker's record files in the store.
+    pub games: u64,
+    /// The worker's record files in the store.
+    pub files: u64,
+    /// The last batch counted (0: none); its files and every earlier
+    /// batch's are in the counts.
+    pub batch: u64,
+    /// When it was written, in seconds since 1970 (UTC).
+    pub updated_unix: u64,
+    /// Why the worker stopped, once it has: `run finished`, `stopped`
+    /// (a signal), `batches done` (`--batches`).
+    #[serde(default)]
+    pub stopped: Option<String>,
+}
+
+fn tally_key(id: &str) -> String {
+    format!("{TALLIES}/{id}.json")
+}
+
+fn write_tally(run: &SharedRun, tally: &mut WorkerTally) -> anyhow::Result<()> {
+    tally.updated_unix = now_unix();
+    let json = serde_json::to_vec_pretty(tally)?;
+    Ok(run.store().put(&tally_key(&tally.id), json)?)
+}
+
+/// Every worker's tally in the run, sorted by id. A tally that cannot be
+/// read is named on stderr and left out.
+pub fn tallies(run: &SharedRun) -> anyhow::Result<Vec<WorkerTally>> {
+    let mut out = Vec::new();
+    for (key, _) in run.store().list(TALLIES)? {
+        // Only whole objects: a local store's staging files end otherwise.
+        if !key.ends_with(".json") {
+            continue;
+        }
+        let Some(bytes) = run.store().get(&key)? else {
+            continue;
+        };
+        match serde_json::from_slice::<WorkerTally>(&bytes) {
+            Ok(t) => out.push(t),
+            Err(e) => eprintln!("{}: skipping {key}: {e}", run.url()),
+        }
+    }
+    out.sort_by(|a, b| a.id.cmp(&b.id));
+    Ok(out)
 }
 
 /// A worker id from the host's name and a random suffix: unique without
@@ -86,7 +161,8 @@ pub fn check_id(id: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// Runs a worker until `stop`, or `opts.batches` batches.
+/// Runs a worker until `stop`, `opts.batches` batches, or the run is
+/// finished (then [`WorkerSummary::finished`] says so).
 pub fn work<G: GamePlayers>(
     game: &G,
     run: &SharedRun,
@@ -111,11 +187,27 @@ pub fn work<G: GamePlayers>(
         );
         summary.files_uploaded += upload_left as u64;
     }
-    let mut batch = next_batch(run, &opts.spool, &opts.id)?;
+    // Listing is by folder, so the whole records folder is read, once.
+    let listing = run.store().list(RECORDS)?;
+    let mut batch = next_batch(&listing, &opts.spool, &opts.id)?;
+    summary.tally = settle_tally(game, run, &opts.id, &listing)?;
+    drop(listing);
     let poll = Duration::from_secs_f64(cfg.workers.poll_seconds);
     let mut network: Option<(u64, Model)> = None;
     let mut waiting_said = false;
-    while !stop.load(Ordering::Relaxed) && (opts.batches == 0 || summary.batches < opts.batches) {
+    loop {
+        if stop.load(Ordering::Relaxed) {
+            break;
+        }
+        // A run that is over: nothing more to play (its trainer will read
+        // no more games).
+        if let Some(f) = run.finished()? {
+            summary.finished = Some(f);
+            break;
+        }
+        if opts.batches > 0 && summary.batches >= opts.batches {
+            break;
+        }
         // The newest promoted network, between batches.
         let best = run.best()?;
         match best {
@@ -170,6 +262,15 @@ pub fn work<G: GamePlayers>(
         // A stopped batch's finished games are in its files, uploaded above.
         summary.games += played.games;
         summary.positions += played.positions;
+        let tally = &mut summary.tally;
+        tally.games += played.games;
+        tally.files += uploaded as u64;
+        // A batch stopped before its first file leaves its number free:
+        // the next start plays it, and must count it.
+        if uploaded > 0 {
+            tally.batch = batch;
+        }
+        write_tally(run, tally)?;
         if played.interrupted {
             break;
         }
@@ -184,7 +285,69 @@ pub fn work<G: GamePlayers>(
         );
         batch += 1;
     }
+    let why = if summary.finished.is_some() {
+        "run finished"
+    } else if stop.load(Ordering::Relaxed) {
+        "stopped"
+    } else {
+        "batches done"
+    };
+    summary.tally.stopped = Some(why.into());
+    // The counts are already in the store; a stop that cuts this write
+    // short loses only the reason.
+    if let Err(e) = write_tally(run, &mut summary.tally) {
+        eprintln!(
+            "worker {}: the tally keeps no reason for the stop: {e}",
+            opts.id
+        );
+    }
     Ok(summary)
+}
+
+/// The tally of worker `id`: the one in the store, with the files of
+/// `listing` (the store's records) from batches it has not counted.
+fn settle_tally<G: Game>(
+    game: &G,
+    run: &SharedRun,
+    id: &str,
+    listing: &[(String, u64)],
+) -> anyhow::Result<WorkerTally> {
+    let key = tally_key(id);
+    let mut tally = match run.store().get(&key)? {
+        Some(bytes) => serde_json::from_slice(&bytes).map_err(|e| {
+            anyhow::anyhow!(
+                "{}: {key}: {e}; remove it and the worker counts its files again",
+                run.url()
+            )
+        })?,
+        None => WorkerTally {
+            id: id.to_string(),
+            ..WorkerTally::default()
+        },
+    };
+    let counted = tally.batch;
+    let mut changed = false;
+    for (key, _) in listing {
+        let name = key.rsplit('/').next().unwrap_or_default();
+        let Some(b) = batch_of(id, name).filter(|&b| b > counted) else {
+            continue;
+        };
+        let Some(bytes) = run.store().get(key)? else {
+            continue;
+        };
+        match record::decode(game, Path::new(key), &bytes) {
+            Ok(f) => tally.games += f.meta.games as u64,
+            Err(e) => eprintln!("worker {id}: counting no games of {key}: {e}"),
+        }
+        tally.files += 1;
+        tally.batch = tally.batch.max(b);
+        changed = true;
+    }
+    if changed || tally.stopped.is_some() {
+        tally.stopped = None;
+        write_tally(run, &mut tally)?;
+    }
+    Ok(tally)
 }
 
 /// Uploads every finished record file in `spool` under the run's records
@@ -206,22 +369,25 @@ pub fn upload_spool(run: &SharedRun, spool: &Path) -> anyhow::Result<usize> {
     Ok(files.len())
 }
 
+/// The batch of a record file of worker `id` (`w-<id>-b<batch>-...`).
+fn batch_of(id: &str, name: &str) -> Option<u64> {
+    let rest = name
+        .strip_prefix("w-")?
+        .strip_prefix(id)?
+        .strip_prefix("-b")?;
+    rest.get(..6)?.parse().ok()
+}
+
 /// The first batch number after every batch of worker `id` that the
-/// store or the spool holds.
-fn next_batch(run: &SharedRun, spool: &Path, id: &str) -> anyhow::Result<u64> {
-    let mine = format!("w-{id}-b");
-    let batch_of = |name: &str| -> Option<u64> {
-        let rest = name.strip_prefix(&mine)?;
-        rest.get(..6)?.parse().ok()
-    };
+/// store (its records: `listing`) or the spool holds.
+fn next_batch(listing: &[(String, u64)], spool: &Path, id: &str) -> anyhow::Result<u64> {
     let mut last = 0;
-    // Listing is by folder, so the whole records folder is read.
-    for (key, _) in run.store().list(RECORDS)? {
+    for (key, _) in listing {
         let name = key.rsplit('/').next().unwrap_or_default();
-        last = last.max(batch_of(name).unwrap_or(0));
+        last = last.max(batch_of(id, name).unwrap_or(0));
     }
     for e in std::fs::read_dir(spool)?.flatten() {
-        last = last.max(batch_of(&e.file_name().to_string_lossy()).unwrap_or(0));
+        last = last.max(batch_of(id, &e.file_name().to_string_lossy()).unwrap_or(0));
     }
     Ok(last + 1)
 }
@@ -263,4 +429,19 @@ pub fn publish_fresh_network<G: GamePlayers>(
     checkpoint::write_best(&dir.checkpoints(), 0)?;
     run.push_checkpoint(0)?;
     run.push_best()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_record_name_gives_its_batch_only_to_its_own_worker() {
+        assert_eq!(batch_of("wa", "w-wa-b000012-w00-00000.bin"), Some(12));
+        assert_eq!(batch_of("w.a_1", "w-w.a_1-b000001-w01-00003.bin"), Some(1));
+        assert_eq!(batch_of("w", "w-wa-b000012-w00-00000.bin"), None);
+        assert_eq!(batch_of("wa", "w-w-b000012-w00-00000.bin"), None);
+        assert_eq!(batch_of("wa", "g000003-a00-w00-00000.bin"), None);
+        assert_eq!(batch_of("wa", "w-wa-b12.bin"), None);
+    }
 }

@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod cli;
+pub mod moto;
 pub mod s3;
 pub mod tictactoe;
 pub mod web;

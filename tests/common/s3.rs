@@ -7,13 +7,61 @@
 //! Found through `S3S_FS` (a path to the binary), else on `PATH`, else in
 //! `~/.cargo/bin`. A test that needs it fails, naming the install command,
 //! when it is nowhere.
+//!
+//! A second implementation, moto's in-memory S3 (tests/common/moto.rs),
+//! stands behind the same [`TestS3`] interface, so that a test can run
+//! against either ([`start`]).
 
 #![allow(dead_code)]
 
 use std::net::TcpListener;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
+
+/// The S3 servers the tests know.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// s3s-fs: objects as files on disk, SigV4 checked.
+    S3sFs,
+    /// moto (PyPI): in memory, no signature checked.
+    Moto,
+}
+
+/// A running S3 server as a test uses it, whichever implementation.
+pub trait TestS3: Send {
+    fn kind(&self) -> Kind;
+    /// `http://127.0.0.1:PORT`, where clients connect.
+    fn endpoint(&self) -> String;
+    /// The environment a client of this server needs.
+    fn env(&self) -> Vec<(&'static str, String)>;
+    /// Whether it refuses requests signed with a wrong key or secret.
+    fn checks_signatures(&self) -> bool;
+    /// The server becomes unreachable: new connections are refused and
+    /// open ones cut, as when its process dies. Its objects stay.
+    fn stop(&mut self);
+    /// Reachable again, with the objects it had.
+    fn resume(&mut self);
+}
+
+/// A server of `kind` with one bucket, `bucket`.
+pub fn start(kind: Kind, bucket: &str) -> Box<dyn TestS3> {
+    match kind {
+        Kind::S3sFs => Box::new(S3Server::start(bucket)),
+        Kind::Moto => Box::new(super::moto::MotoServer::start(bucket)),
+    }
+}
+
+/// The client environment for a server at `endpoint` with these keys.
+pub fn client_env(endpoint: String, access: &str, secret: &str) -> Vec<(&'static str, String)> {
+    vec![
+        ("AWS_ACCESS_KEY_ID", access.to_string()),
+        ("AWS_SECRET_ACCESS_KEY", secret.to_string()),
+        ("AWS_ENDPOINT_URL", endpoint),
+        ("AWS_REGION", "us-east-1".to_string()),
+        ("AWS_ALLOW_HTTP", "true".to_string()),
+    ]
+}
 
 pub const ACCESS_KEY: &str = "yinsh-test-key";
 pub const SECRET_KEY: &str = "yinsh-test-secret-0123456789";
@@ -119,36 +167,35 @@ impl S3Server {
 
     /// The environment a client of this server needs.
     pub fn env(&self) -> Vec<(&'static str, String)> {
-        vec![
-            ("AWS_ACCESS_KEY_ID", ACCESS_KEY.to_string()),
-            ("AWS_SECRET_ACCESS_KEY", SECRET_KEY.to_string()),
-            ("AWS_ENDPOINT_URL", self.endpoint()),
-            ("AWS_REGION", "us-east-1".to_string()),
-            ("AWS_ALLOW_HTTP", "true".to_string()),
-        ]
-    }
-
-    /// Sets this process's environment for in-process clients.
-    pub fn export_env(&self) {
-        for (k, v) in self.env() {
-            // SAFETY: the tests that use this set the variables before any
-            // other thread reads the environment.
-            unsafe { std::env::set_var(k, v) };
-        }
-    }
-
-    /// The file an object's bytes live in on the server's disk.
-    pub fn object_path(&self, bucket: &str, key: &str) -> PathBuf {
-        self.root.join(bucket).join(key)
-    }
-
-    pub fn data(&self) -> &Path {
-        &self.root
+        client_env(self.endpoint(), ACCESS_KEY, SECRET_KEY)
     }
 }
 
 impl Drop for S3Server {
     fn drop(&mut self) {
         self.stop();
+    }
+}
+
+impl TestS3 for S3Server {
+    fn kind(&self) -> Kind {
+        Kind::S3sFs
+    }
+    fn endpoint(&self) -> String {
+        S3Server::endpoint(self)
+    }
+    fn env(&self) -> Vec<(&'static str, String)> {
+        S3Server::env(self)
+    }
+    fn checks_signatures(&self) -> bool {
+        true
+    }
+    /// Kills the process (its files stay).
+    fn stop(&mut self) {
+        S3Server::stop(self)
+    }
+    /// Starts the process again on the same port and files.
+    fn resume(&mut self) {
+        S3Server::resume(self)
     }
 }
