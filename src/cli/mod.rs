@@ -7,6 +7,27 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use anyhow::Context;
 use clap::{Parser, Subcommand};
 
+// Before the command modules, so that their `println!` and `print!` are
+// these: output that a closed pipe ends quietly (see `out`).
+mod out;
+
+/// `println!` that ends the process quietly when stdout's reader has gone.
+macro_rules! println {
+    () => {
+        $crate::cli::out::print(format_args!(""), true)
+    };
+    ($($arg:tt)*) => {
+        $crate::cli::out::print(format_args!($($arg)*), true)
+    };
+}
+
+/// `print!` that ends the process quietly when stdout's reader has gone.
+macro_rules! print {
+    ($($arg:tt)*) => {
+        $crate::cli::out::print(format_args!($($arg)*), false)
+    };
+}
+
 mod average;
 mod bench;
 mod engine;
@@ -143,6 +164,9 @@ pub fn main() -> ExitCode {
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
+        // `engine` and `serve` write to stdout themselves and return its
+        // errors: a reader that went away ends them as it ends `println!`.
+        Err(e) if out::is_closed_stdout(&e) => out::end_quietly(),
         Err(e) => {
             eprintln!("error: {e:#}");
             ExitCode::FAILURE
