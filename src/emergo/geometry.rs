@@ -138,7 +138,9 @@ impl Geometry {
 
     /// The cell of a square on this board, `None` off the board.
     pub fn cell(self, s: Square) -> Option<Cell> {
-        (s.col < self.side && s.row < self.side).then_some(Cell(s.row * self.side + s.col))
+        // `then`, not `then_some`: the cell is computed only on the board
+        // (`d255`, read from outside, overflowed `row * side`).
+        (s.col < self.side && s.row < self.side).then(|| Cell(s.row * self.side + s.col))
     }
 
     pub fn square(self, c: Cell) -> Square {

@@ -159,7 +159,9 @@ impl Position {
 
     /// The point on `s`, if it is on the board.
     pub fn cell(&self, s: Square) -> Option<u8> {
-        (s.col < self.side && s.row < self.side).then_some(s.row * self.side + s.col)
+        // `then`, not `then_some`: the cell is computed only on the board
+        // (`c35`, read from outside, overflowed `row * side`).
+        (s.col < self.side && s.row < self.side).then(|| s.row * self.side + s.col)
     }
 
     pub fn is_corner(&self, cell: u8) -> bool {
