@@ -62,3 +62,30 @@ fn engine_for_grid_answers_an_off_board_square_with_an_error() {
         "{replies}"
     );
 }
+
+/// A wait in a config too long to be a `Duration` (finite, so validation
+/// let it through): `Duration::from_secs_f64` panicked while the config was
+/// read (`server_wait_ms`) or when the first worker slept (`poll_seconds`).
+#[test]
+fn config_waits_too_long_for_a_duration_are_refused() {
+    use yinsh_zero::run::config::RunConfig;
+    for (text, key) in [
+        (
+            "[selfplay]\nserver_wait_ms = 99999999999999999999999999.0\n",
+            "server_wait_ms",
+        ),
+        ("[selfplay]\nserver_wait_ms = 1.9e22\n", "server_wait_ms"),
+        ("[workers]\npoll_seconds = 1e30\n", "poll_seconds"),
+        ("[workers]\npoll_seconds = 1.8446744073709552e19\n", "poll_seconds"),
+    ] {
+        let e = RunConfig::from_toml(text, "long.toml").unwrap_err().to_string();
+        assert!(e.contains(key) && e.contains("longer than any wait"), "{text}: {e}");
+    }
+    // The longest waits that are durations still read.
+    for text in [
+        "[selfplay]\nserver_wait_ms = 1e15\n",
+        "[workers]\npoll_seconds = 1e15\n",
+    ] {
+        RunConfig::from_toml(text, "long.toml").unwrap_or_else(|e| panic!("{text}: {e}"));
+    }
+}

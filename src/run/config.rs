@@ -407,6 +407,14 @@ impl RunConfig {
                 "workers: games_per_batch must be at least 1 and poll_seconds more than 0".into(),
             );
         }
+        // Workers and the trainer sleep this long: it must be a Duration
+        // (1e30 is finite, and Duration::from_secs_f64 panicked on it).
+        if std::time::Duration::try_from_secs_f64(w.poll_seconds).is_err() {
+            return Err(format!(
+                "workers.poll_seconds = {} is longer than any wait can be",
+                w.poll_seconds
+            ));
+        }
         self.selfplay
             .validate()
             .map_err(|e| format!("selfplay: {e}"))?;

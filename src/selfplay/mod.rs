@@ -128,9 +128,16 @@ impl SelfPlayConfig {
                 self.server_wait_ms
             )));
         }
+        // Finite is not enough: 1e26 ms is no Duration (from_secs_f64 panicked).
+        let max_wait = Duration::try_from_secs_f64(self.server_wait_ms / 1000.0).map_err(|_| {
+            SelfPlayError::Config(format!(
+                "server_wait_ms = {} is longer than any wait can be",
+                self.server_wait_ms
+            ))
+        })?;
         Ok(ServerOptions {
             max_batch: self.server_batch,
-            max_wait: Duration::from_secs_f64(self.server_wait_ms / 1000.0),
+            max_wait,
         })
     }
 }
