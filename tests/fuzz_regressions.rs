@@ -76,10 +76,18 @@ fn config_waits_too_long_for_a_duration_are_refused() {
         ),
         ("[selfplay]\nserver_wait_ms = 1.9e22\n", "server_wait_ms"),
         ("[workers]\npoll_seconds = 1e30\n", "poll_seconds"),
-        ("[workers]\npoll_seconds = 1.8446744073709552e19\n", "poll_seconds"),
+        (
+            "[workers]\npoll_seconds = 1.8446744073709552e19\n",
+            "poll_seconds",
+        ),
     ] {
-        let e = RunConfig::from_toml(text, "long.toml").unwrap_err().to_string();
-        assert!(e.contains(key) && e.contains("longer than any wait"), "{text}: {e}");
+        let e = RunConfig::from_toml(text, "long.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains(key) && e.contains("longer than any wait"),
+            "{text}: {e}"
+        );
     }
     // The longest waits that are durations still read.
     for text in [

@@ -318,21 +318,67 @@ impl<G: Game> ExternalPlayer<G> {
         let timeout = self.config.move_timeout;
         let mut info = None;
         let action = self.expect(timeout, "`go`", |p, line| {
-            if let Some(rest) = line.strip_prefix("info") {
-                info = Some(parse_info(&p.game, pos, rest));
-                return Ok(None);
+            match read_go_line(&p.game, pos, line) {
+                Ok(GoLine::Info(i)) => {
+                    info = Some(i);
+                    Ok(None)
+                }
+                Ok(GoLine::BestMove(a)) => Ok(Some(a)),
+                Ok(GoLine::Other) => Ok(None),
+                Err(e) => Err(format!(
+                    "answered `{line}` after `{position}`, which is not a legal decision: {e}"
+                )),
             }
-            let Some(text) = line.strip_prefix("bestmove") else {
-                return Ok(None);
-            };
-            let text = text.trim();
-            p.game.parse_action(pos, text).map(Some).map_err(|e| {
-                format!("answered `{line}` after `{position}`, which is not a legal decision: {e}")
-            })
         })?;
         self.last_info = info;
         Ok(action)
     }
+}
+
+/// What one line of a program's answer to `go` says.
+#[derive(Clone, Debug, PartialEq)]
+pub enum GoLine<A> {
+    /// `info ...`: the fields we understand ([`MoveInfo`]).
+    Info(MoveInfo<A>),
+    /// `bestmove <decision>`, the decision legal where `go` was asked.
+    BestMove(A),
+    /// Anything else, which the protocol lets a program print and we ignore.
+    Other,
+}
+
+/// Reads one line (surrounding white space aside) that a program wrote
+/// after `go` at `pos`; the error says why a `bestmove` is not a legal
+/// decision there. The protocol client's whole reading of a program's
+/// answer to `go` (tests/fuzz_targets.rs feeds it arbitrary lines).
+///
+/// ```
+/// use yinsh_zero::engine::{GoLine, read_go_line};
+/// use yinsh_zero::game::Game;
+/// use yinsh_zero::yinsh::Yinsh;
+///
+/// let game = Yinsh::standard();
+/// let start = game.start();
+/// assert!(matches!(read_go_line(&game, &start, "bestmove e3"), Ok(GoLine::BestMove(_))));
+/// assert!(read_go_line(&game, &start, "bestmove z99").is_err());
+/// let Ok(GoLine::Info(info)) = read_go_line(&game, &start, "info depth 3 pv e3 f6") else {
+///     panic!("an info line");
+/// };
+/// assert_eq!((info.depth, info.pv.len()), (Some(3), 2));
+/// assert_eq!(read_go_line(&game, &start, "readyok"), Ok(GoLine::Other));
+/// ```
+pub fn read_go_line<G: Game>(
+    game: &G,
+    pos: &G::State,
+    line: &str,
+) -> Result<GoLine<ActionOf<G>>, String> {
+    let line = line.trim();
+    if let Some(rest) = line.strip_prefix("info") {
+        return Ok(GoLine::Info(parse_info(game, pos, rest)));
+    }
+    let Some(text) = line.strip_prefix("bestmove") else {
+        return Ok(GoLine::Other);
+    };
+    game.parse_action(pos, text.trim()).map(GoLine::BestMove)
 }
 
 /// Reads the fields of an `info` line we understand; others are skipped.

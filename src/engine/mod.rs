@@ -23,7 +23,7 @@ mod server;
 
 use std::time::Duration;
 
-pub use external::{ExternalError, ExternalPlayer};
+pub use external::{ExternalError, ExternalPlayer, GoLine, read_go_line};
 pub use server::{Engine, Reply, serve};
 
 use crate::arena::{GamePlayers, Player, PlayerSpec, parse_game_player, players_of};
