@@ -97,3 +97,80 @@ fn config_waits_too_long_for_a_duration_are_refused() {
         RunConfig::from_toml(text, "long.toml").unwrap_or_else(|e| panic!("{text}: {e}"));
     }
 }
+
+/// A record file (format 2, checksum intact) whose game name claims
+/// 5,997,687,485,722,934,288 bytes: bincode allocated that before reading
+/// it, and the process aborted ("memory allocation of ... bytes failed").
+#[test]
+fn record_with_a_huge_string_length_is_refused() {
+    use std::path::Path;
+    use yinsh_zero::morris::Morris;
+    use yinsh_zero::replay::record::decode;
+    use yinsh_zero::yinsh::Yinsh;
+    let found = include_bytes!("data/fuzz/record-v2-string-length-6e18.bin");
+    // The same damage made by hand, in each format: a string length of
+    // 2^62 (varint marker 0xfd, then eight bytes).
+    let mut files = vec![found.to_vec()];
+    for version in [2u32, 3, 4] {
+        let mut payload = vec![0xfd];
+        payload.extend_from_slice(&(1u64 << 62).to_le_bytes());
+        payload.extend_from_slice(b"yinsh");
+        let mut f = b"YZRECORD".to_vec();
+        f.extend_from_slice(&version.to_le_bytes());
+        f.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+        f.extend_from_slice(&crc32fast::hash(&payload).to_le_bytes());
+        f.extend_from_slice(&payload);
+        files.push(f);
+    }
+    let path = Path::new("found.rec");
+    for bytes in &files {
+        for e in [
+            decode(&Yinsh::standard(), path, bytes).unwrap_err(),
+            decode(&Grid::with_variant("11x11").unwrap(), path, bytes).unwrap_err(),
+            decode(&Morris::with_variant("six").unwrap(), path, bytes).unwrap_err(),
+            decode(&Emergo::with_variant("standard").unwrap(), path, bytes).unwrap_err(),
+        ] {
+            let e = e.to_string();
+            assert!(
+                e.contains("found.rec") && e.contains("claims more than"),
+                "{e}"
+            );
+        }
+    }
+}
+
+/// A Morris position whose ply is u32::MAX: read as valid, it overflowed
+/// the ply count at its first decision.
+#[test]
+fn morris_position_at_the_last_ply_is_refused() {
+    use yinsh_zero::morris::Morris;
+    let found = b"TJ\x00\x00\xa2\x11\x00\x00\x00\x00\x01\x00\xff\xff\xff\xff\x08\x00\x01";
+    let mut named = false;
+    for variant in Morris::VARIANTS {
+        let game = Morris::with_variant(variant).unwrap();
+        let e = game.read_state(found).unwrap_err();
+        named |= e.contains("ply 4294967295");
+    }
+    assert!(named, "no variant names the ply");
+}
+
+/// A YINSH position (bincode bytes, as records hold them) with all 51
+/// markers on the board and a ring to move: read as valid, its first move
+/// took a 52nd marker and underflowed the pool's count.
+#[test]
+fn yinsh_position_with_an_empty_pool_and_a_ring_to_move_is_refused() {
+    use yinsh_zero::yinsh::Yinsh;
+    let found = include_bytes!("data/fuzz/yinsh-position-empty-pool-ring-move.bin");
+    let mut said = Vec::new();
+    for variant in Yinsh::VARIANTS {
+        let game = Yinsh::with_variant(variant).unwrap();
+        match game.read_state(found) {
+            Ok(_) => panic!("{variant}: read as a position"),
+            Err(e) => said.push(e),
+        }
+    }
+    assert!(
+        said.iter().any(|e| e.contains("pool empty")),
+        "no variant names the empty pool: {said:?}"
+    );
+}

@@ -19,6 +19,10 @@ use crate::util::mix64;
 /// self-play games end.
 pub const NO_PROGRESS_LIMIT: u16 = 200;
 
+/// The largest ply a position read from outside may have: far above any
+/// game (see [`Position::from_parts`]).
+pub const MAX_PLY: u32 = 1_000_000;
+
 /// Times the same position (stones and player to act, in the moving phase)
 /// must occur for the game to be drawn.
 pub const REPETITIONS_TO_DRAW: u8 = 3;
@@ -237,6 +241,15 @@ impl Position {
         if quiet > NO_PROGRESS_LIMIT {
             return Err(format!(
                 "{quiet} quiet moves is past the draw limit {NO_PROGRESS_LIMIT}"
+            ));
+        }
+        // Every placement, removal and mill resets the quiet count, and there
+        // are at most 18 placements and 14 removals: a game lasts a few
+        // thousand decisions. A ply read from outside near u32::MAX
+        // overflowed the count at the next decision.
+        if ply > MAX_PLY {
+            return Err(format!(
+                "ply {ply} is more decisions than a game can last (at most {MAX_PLY})"
             ));
         }
         if reps == 0 || reps >= REPETITIONS_TO_DRAW {

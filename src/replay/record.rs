@@ -273,6 +273,16 @@ fn config() -> impl bincode::config::Config {
     bincode::config::standard()
 }
 
+/// The most bytes a payload's lengths may claim in all (its strings: the
+/// game, variant and producer names). bincode allocates a string's length
+/// before it reads it, and without a limit a damaged length (6e18 bytes
+/// in a 750-byte file) aborted the process.
+const DECODE_LIMIT: usize = 16 << 20;
+
+fn decode_config() -> impl bincode::config::Config {
+    bincode::config::standard().with_limit::<DECODE_LIMIT>()
+}
+
 /// Encodes a record file's bytes (header and payload).
 pub fn encode(file: &RecordFile) -> Vec<u8> {
     let payload = bincode::serde::encode_to_vec(file, config())
@@ -321,15 +331,26 @@ pub fn decode<G: Game>(game: &G, path: &Path, bytes: &[u8]) -> Result<RecordFile
         return Err(RecordError::Checksum { path: path_buf() });
     }
     let decoded = match version {
-        2 => bincode::serde::decode_from_slice::<OldRecordFile<SampleV2>, _>(payload, config())
-            .map(|(f, used)| (RecordFile::from(f), used)),
-        3 => bincode::serde::decode_from_slice::<OldRecordFile<SampleV3>, _>(payload, config())
-            .map(|(f, used)| (RecordFile::from(f), used)),
-        _ => bincode::serde::decode_from_slice(payload, config()),
+        2 => bincode::serde::decode_from_slice::<OldRecordFile<SampleV2>, _>(
+            payload,
+            decode_config(),
+        )
+        .map(|(f, used)| (RecordFile::from(f), used)),
+        3 => bincode::serde::decode_from_slice::<OldRecordFile<SampleV3>, _>(
+            payload,
+            decode_config(),
+        )
+        .map(|(f, used)| (RecordFile::from(f), used)),
+        _ => bincode::serde::decode_from_slice(payload, decode_config()),
     };
     let (file, used): (RecordFile, usize) = decoded.map_err(|e| RecordError::Decode {
         path: path_buf(),
-        msg: e.to_string(),
+        msg: match e {
+            bincode::error::DecodeError::LimitExceeded => format!(
+                "a length in the payload claims more than {DECODE_LIMIT} bytes (a damaged file)"
+            ),
+            e => e.to_string(),
+        },
     })?;
     if used != payload.len() {
         return Err(RecordError::Decode {

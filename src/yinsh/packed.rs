@@ -8,6 +8,12 @@ use super::bitboard::Bitboard;
 use super::point::{Axis, VALID, five_starts};
 use super::position::{Decision, EndReason, MARKERS, Position, RINGS, Variant};
 
+/// The latest turn a position read from outside may be at. A turn is a
+/// ring placed or moved, and every move takes a marker from the pool of
+/// 51, of which at most five rows (25) come back: a game lasts fewer than
+/// 10 + 51 + 25 turns. A turn near `u16::MAX` overflowed the count.
+pub const MAX_TURN: u32 = 1000;
+
 /// Every field of a [`Position`], as integers. 75 bytes with bincode's
 /// varint encoding of small numbers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -104,6 +110,35 @@ impl TryFrom<PackedPosition> for Position {
         }
         if d.passes > 2 {
             return bad(format!("{} passes in a row", d.passes));
+        }
+        // What the rules would already have ended or counted otherwise
+        // (found by fuzzing: a ring move with the pool empty took a 52nd
+        // marker and underflowed the pool's count).
+        if d.decision == Decision::MoveRing && n_markers == MARKERS {
+            return bad("a ring move with the marker pool empty: the game is over".into());
+        }
+        if d.decision != Decision::GameOver {
+            for c in Color::BOTH {
+                if d.removed[c.index()] >= d.rings_to_win {
+                    return bad(format!(
+                        "{c} has removed {} rings of the {} that win, and the game goes on",
+                        d.removed[c.index()],
+                        d.rings_to_win
+                    ));
+                }
+            }
+        }
+        if placing && u32::from(d.turn) != placed {
+            return bad(format!(
+                "turn {} during ring placement with {placed} rings placed",
+                d.turn
+            ));
+        }
+        if u32::from(d.turn) > MAX_TURN {
+            return bad(format!(
+                "turn {} is past any game (at most {MAX_TURN})",
+                d.turn
+            ));
         }
         Ok(Position {
             rings,

@@ -22,7 +22,8 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicI32, AtomicPtr, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use rand::rngs::SmallRng;
@@ -53,6 +54,39 @@ fn note(size: usize) {
     PEAK_ALL.fetch_max(size, Ordering::Relaxed);
     // `try_with`: a thread being torn down has no counter left.
     let _ = PEAK.try_with(|p| p.set(p.get().max(size)));
+    if size > MAX_ALLOCATION {
+        keep_before_abort();
+    }
+}
+
+/// The input being parsed, for [`keep_before_abort`].
+static INPUT: AtomicPtr<u8> = AtomicPtr::new(std::ptr::null_mut());
+static INPUT_LEN: AtomicUsize = AtomicUsize::new(0);
+/// A file opened at the start of a run to take that input, and the line
+/// that says where it is.
+static KEEP_FD: AtomicI32 = AtomicI32::new(-1);
+static KEEP_NOTE: OnceLock<String> = OnceLock::new();
+
+/// An allocation too large to succeed (a length read from the input and
+/// trusted: 6e18 bytes) aborts the process before the run can report the
+/// input, so it is written out now, with calls that do not allocate.
+fn keep_before_abort() {
+    let fd = KEEP_FD.swap(-1, Ordering::Relaxed);
+    let (ptr, len) = (
+        INPUT.load(Ordering::Relaxed),
+        INPUT_LEN.load(Ordering::Relaxed),
+    );
+    if fd < 0 || ptr.is_null() {
+        return;
+    }
+    // SAFETY: `ptr` and `len` are the input `run` is parsing (it clears
+    // them before the input is dropped); writing from them reads only them.
+    unsafe {
+        libc::write(fd, ptr.cast(), len);
+        if let Some(note) = KEEP_NOTE.get() {
+            libc::write(2, note.as_ptr().cast(), note.len());
+        }
+    }
 }
 
 // SAFETY: every call goes to the system allocator unchanged; the only
@@ -143,6 +177,7 @@ pub fn run(target: Target<'_>, mut parse: impl FnMut(&[u8]) -> bool) -> Summary 
     let mut slowest_input = Vec::new();
     let started = Instant::now();
     let report_every = (total / 20).max(1);
+    arm_keep(target.name, seed);
     for i in 0..total {
         let input = if i < target.corpus.len() as u64 {
             target.corpus[i as usize].clone()
@@ -156,7 +191,10 @@ pub fn run(target: Target<'_>, mut parse: impl FnMut(&[u8]) -> bool) -> Summary 
         PEAK.with(|p| p.set(0));
         PEAK_ALL.store(0, Ordering::Relaxed);
         let clock = Instant::now();
+        INPUT_LEN.store(input.len(), Ordering::Relaxed);
+        INPUT.store(input.as_ptr().cast_mut(), Ordering::Relaxed);
         let outcome = catch_unwind(AssertUnwindSafe(|| parse(&input)));
+        INPUT.store(std::ptr::null_mut(), Ordering::Relaxed);
         let took = clock.elapsed();
         let peak = if target.all_threads {
             PEAK_ALL.load(Ordering::Relaxed)
@@ -203,14 +241,24 @@ pub fn run(target: Target<'_>, mut parse: impl FnMut(&[u8]) -> bool) -> Summary 
             );
         }
     }
+    // Kept for a look at what was slow (a stall shows here first).
+    let _ = std::fs::create_dir_all(crash_dir()).and_then(|()| {
+        std::fs::write(
+            crash_dir().join(format!("{}-seed{seed}-slowest.bin", target.name)),
+            &slowest_input,
+        )
+    });
     println!(
-        "fuzz {}: {} inputs (seed {seed}): {} accepted, {} rejected; {:.1} s; slowest input \
-         {:.2} ms ({} bytes: {}); largest allocation {} bytes",
+        "fuzz {}: {} inputs (seed {seed}): {} accepted, {} rejected; {:.1} s; corpus {} \
+         inputs of up to {} bytes; slowest input {:.2} ms ({} bytes: {}); largest \
+         allocation {} bytes",
         target.name,
         summary.tried,
         summary.accepted,
         summary.tried - summary.accepted,
         started.elapsed().as_secs_f64(),
+        target.corpus.len(),
+        target.corpus.iter().map(Vec::len).max().unwrap_or(0),
         summary.slowest.as_secs_f64() * 1e3,
         slowest_input.len(),
         preview(&slowest_input),
@@ -219,11 +267,40 @@ pub fn run(target: Target<'_>, mut parse: impl FnMut(&[u8]) -> bool) -> Summary 
     summary
 }
 
+fn crash_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join("..")
+        .join("fuzz-crashes")
+}
+
+/// Opens the file [`keep_before_abort`] writes to (the first run of a
+/// process only: the others run beside it, and its input is theirs).
+fn arm_keep(name: &str, seed: u64) {
+    let file = crash_dir().join(format!("{name}-seed{seed}-over-large-allocation.bin"));
+    let note = format!(
+        "fuzz {name}: an allocation over {MAX_ALLOCATION} bytes (seed {seed}); its input is kept \
+         in {}\n",
+        file.display()
+    );
+    if KEEP_NOTE.set(note).is_err() {
+        return;
+    }
+    let opened = std::fs::create_dir_all(crash_dir()).and_then(|()| {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(&file)
+    });
+    if let Ok(f) = opened {
+        use std::os::fd::IntoRawFd;
+        KEEP_FD.store(f.into_raw_fd(), Ordering::Relaxed);
+    }
+}
+
 /// Keeps the input that failed and stops the run.
 fn fail(name: &str, i: u64, seed: u64, input: &[u8], why: &str) -> ! {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join("..")
-        .join("fuzz-crashes");
+    let dir = crash_dir();
     let file = dir.join(format!("{name}-seed{seed}-input{i}.bin"));
     let kept = std::fs::create_dir_all(&dir)
         .and_then(|()| std::fs::write(&file, input))
