@@ -1083,7 +1083,12 @@ fn web_bodies() {
                 // A fresh game for each input, so an input is reproduced alone.
                 let made = br#"{"color":"white","opponent":"random","seed":5}"#.to_vec();
                 let (status, _, reply) = post(games, made);
-                assert!(status.is_success(), "{games}: {status}: {}", text(&reply));
+                assert!(
+                    status.is_success(),
+                    "POST {games} (a new game for the input) answered {status}: {} \
+                     (if the new-game request changed, change it here and in web_corpus)",
+                    text(&reply)
+                );
                 let view: serde_json::Value = serde_json::from_slice(&reply).unwrap();
                 let id = view["id"].as_str().expect("a new game's view has its id");
                 template.replace("{id}", id)
