@@ -297,7 +297,7 @@ pub fn read_meta(dir: &Path) -> Result<CheckpointMeta, CheckpointError> {
     let meta: CheckpointMeta =
         serde_json::from_slice(&bytes).map_err(|e| CheckpointError::BadMeta {
             path: dir.to_path_buf(),
-            msg: e.to_string(),
+            msg: crate::util::excerpt::clip(&e.to_string(), 120),
         })?;
     if meta.version != CHECKPOINT_VERSION {
         return Err(CheckpointError::Version {
@@ -343,7 +343,7 @@ pub fn resolve(path: &Path) -> Result<PathBuf, CheckpointError> {
         path: pointer.clone(),
         msg: format!(
             "`{}` is not a generation number (a `best` pointer holds one)",
-            text.trim()
+            crate::util::excerpt(&text)
         ),
     })?;
     let dir = generation_dir(&folder, g);
@@ -430,7 +430,7 @@ pub fn read_best(checkpoints: &Path) -> Result<Option<u64>, CheckpointError> {
             .map(Some)
             .map_err(|_| CheckpointError::BadMeta {
                 path: p.clone(),
-                msg: format!("`{}` is not a generation number", s.trim()),
+                msg: format!("`{}` is not a generation number", crate::util::excerpt(&s)),
             }),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(io(&p)(e)),

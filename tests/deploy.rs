@@ -171,6 +171,14 @@ fn the_kubernetes_manifest_runs_one_trainer_and_workers_with_arguments_the_binar
             .iter()
             .any(|c| c["metadata"]["name"].as_str() == Some("spool"))
     );
+    // The dashboard is reachable through a Service and holds the store's
+    // keys: read-only, so no request can make it play, load or open.
+    let dargs = strings(&dashboard["spec"]["template"]["spec"]["containers"][0]["args"]);
+    assert!(dargs.iter().any(|a| a == "--read-only"), "{dargs:?}");
+    assert!(
+        !dargs.iter().any(|a| a == "--allow-remote-play"),
+        "{dargs:?}"
+    );
     let trainer_args = strings(&trainer["spec"]["template"]["spec"]["containers"][0]["args"]);
     assert!(
         trainer_args

@@ -224,7 +224,7 @@ fn the_page_the_boards_and_refused_requests() {
         assert!(suggested.contains(&spec.to_string()), "{suggested:?}");
     }
     // The network this project ships is offered, and plays its decision.
-    let shipped = "net-mcts:checkpoint=checkpoints/emergo";
+    let shipped = "net-mcts:net=emergo";
     assert!(suggested.contains(&shipped.to_string()), "{suggested:?}");
     let g = EMERGO.new_game(&s, json!({"opponent": shipped, "seed": 5}));
     let id = g["id"].as_str().unwrap().to_string();
@@ -273,7 +273,7 @@ fn the_page_the_boards_and_refused_requests() {
         (json!({"opponent": "nosuch"}), "unknown player"),
         (json!({"opponent": "alphabeta:depth=x"}), "depth"),
         (json!({"opponent": "alphabeta:time=9000"}), "at most 500 ms"),
-        (json!({"opponent": "net-mcts"}), "checkpoint"),
+        (json!({"opponent": "net-mcts"}), "net=emergo"),
         (json!({"color": "green"}), "malformed request body"),
         (json!({"colour": "white"}), "unknown field"),
     ] {

@@ -235,7 +235,7 @@ fn the_page_the_boards_and_refused_requests() {
     assert_eq!(strings(&config["suggestions"])[0], "solver");
     // The network this project ships is offered, and as Player 2 it
     // answers a step of Green with a stone.
-    let shipped = "net-mcts:checkpoint=checkpoints/grid";
+    let shipped = "net-mcts:net=grid";
     assert!(
         strings(&config["suggestions"]).iter().any(|o| o == shipped),
         "{config}"

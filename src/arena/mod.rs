@@ -53,8 +53,8 @@ pub use player::{MoveInfo, Player, PlayerFailure};
 pub use random::RandomPlayer;
 pub use search_player::{RolloutEvaluator, SearchPlayer};
 pub use spec::{
-    GamePlayers, KNOWN_PLAYERS, PlayerInfo, PlayerSpec, PlayerSpecError, parse_game_player,
-    parse_player, players_of,
+    FILE_KEYS, GamePlayers, KNOWN_PLAYERS, PlayerInfo, PlayerSpec, PlayerSpecError,
+    parse_game_player, parse_player, players_of,
 };
 pub use sprt::{Sprt, SprtError, Verdict};
 pub use tournament::{

@@ -89,6 +89,12 @@ pub const KNOWN_PLAYERS: &[PlayerInfo] = &[
     },
 ];
 
+/// Options whose value names a file or folder the player opens. A player
+/// kind that opens one by an option lists that option here: the web server
+/// refuses these from callers and offers its own files by name instead
+/// (`web::Offers`).
+pub const FILE_KEYS: &[&str] = &["checkpoint", "db"];
+
 const SYMMETRIES_ABOUT: &str = "true|false: average the network over the board's symmetries, \
      one evaluation each (default false)";
 

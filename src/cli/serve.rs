@@ -8,10 +8,12 @@ use std::time::Duration;
 
 use anyhow::Context;
 
+use yinsh_zero::arena::PlayerSpec;
+use yinsh_zero::checkpoint::resolve;
 use yinsh_zero::run::RunDir;
 use yinsh_zero::run::shared::SharedRun;
 use yinsh_zero::store::Location;
-use yinsh_zero::web::{ServeConfig, bounded_spec, serve};
+use yinsh_zero::web::{NET_KEY, Offers, ServeConfig, bounded_spec, serve};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -30,10 +32,31 @@ pub struct Args {
     pub refresh: f64,
     /// The opponent the page offers first: a player spec such as
     /// `alphabeta:depth=3` (default: the network in checkpoints/best,
-    /// `net-mcts:checkpoint=checkpoints/best`, where there is one; else
-    /// `mcts-rollout:playouts=2000`).
+    /// `net-mcts:net=shipped`, where there is one; else
+    /// `mcts-rollout:playouts=2000`). A `checkpoint=DIR` here is offered
+    /// (as with --offer) and the page names it by that name.
     #[arg(long, value_name = "SPEC")]
     pub player: Option<String>,
+    /// A further network the pages may play, as `NAME=DIR` or `DIR` (named
+    /// after its folder); repeatable. Requests name networks only by the
+    /// names offered (`net-mcts:net=NAME`), never by a path: the shipped
+    /// networks in checkpoints/ and the --run's are offered without it.
+    #[arg(long, value_name = "[NAME=]DIR")]
+    pub offer: Vec<String>,
+    /// Serve the dashboard and the run's data only: no games, analyses or
+    /// reviews. For a dashboard reachable from other machines.
+    #[arg(long)]
+    pub read_only: bool,
+    /// Serve games, analyses and reviews on an address other machines can
+    /// reach (a --host other than loopback). Without it such a server must
+    /// be --read-only: every game request costs the server CPU time.
+    #[arg(long)]
+    pub allow_remote_play: bool,
+    /// Engine moves, analyses, reviews and new games running at once; more
+    /// wait in line, and beyond four per slot a request gets 503 (0: one
+    /// per core).
+    #[arg(long, default_value_t = 0)]
+    pub max_work: usize,
     /// Port to listen on; 0 picks a free one (the address is printed).
     #[arg(long, default_value_t = 8080)]
     pub port: u16,
@@ -54,12 +77,31 @@ pub struct Args {
 }
 
 /// The shipped network, when this project has one.
-const SHIPPED: &str = "net-mcts:checkpoint=checkpoints/best";
+const SHIPPED: &str = "net-mcts:net=shipped";
 
 pub fn run(args: Args) -> anyhow::Result<()> {
+    let loopback = args
+        .host
+        .parse::<std::net::IpAddr>()
+        .map(|ip| ip.is_loopback())
+        .unwrap_or(args.host == "localhost");
+    anyhow::ensure!(
+        loopback || args.read_only || args.allow_remote_play,
+        "--host {}: a server other machines can reach plays games for anyone who asks; \
+         give --read-only to serve the dashboard alone, or --allow-remote-play to serve \
+         games too",
+        args.host
+    );
     let max_think = Duration::from_millis(args.think_ms.max(1));
-    let player = args.player.clone().unwrap_or_else(|| {
-        if yinsh_zero::checkpoint::resolve(Path::new("checkpoints/best")).is_ok() {
+    let mut offers = Offers::shipped(Path::new("checkpoints"));
+    for arg in &args.offer {
+        let name = offers
+            .add_from_arg(arg)
+            .with_context(|| format!("--offer {arg}"))?;
+        eprintln!("offered: net={name} ({arg})");
+    }
+    let mut player = args.player.clone().unwrap_or_else(|| {
+        if offers.network("shipped", "yinsh", "standard").is_some() {
             SHIPPED.into()
         } else {
             "mcts-rollout:playouts=2000".into()
@@ -67,7 +109,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     });
     // Fail at start-up, not at the first game, on a bad default opponent.
     if !player.eq_ignore_ascii_case(yinsh_zero::web::HUMAN) {
-        let spec = bounded_spec(&player, max_think)?;
+        player = offer_player(&mut offers, &player)?;
+        let resolved = offers
+            .resolve(&player, "yinsh", "standard")
+            .with_context(|| format!("--player `{player}`"))?;
+        let spec = bounded_spec(&resolved.spec, max_think)?;
         yinsh_zero::arena::parse_player(&spec, 0)
             .with_context(|| format!("--player `{player}`"))?;
     }
@@ -82,14 +128,32 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             Location::S3 { .. } => follow(location, args.cache.as_deref(), args.refresh)?,
         },
     };
+    if args.run.is_some() && resolve(&run.checkpoints()).is_ok() {
+        offers
+            .add_network("run", &run.checkpoints())
+            .context("offering the run's best network as `run`")?;
+    }
     let config = ServeConfig {
         run_dir: Some(run.meta().to_path_buf()),
         default_opponent: player,
         max_think,
         analysis_simulations: args.analysis_sims.max(1),
         morris_db: args.morris_db.clone(),
+        offers,
+        read_only: args.read_only,
+        max_work: args.max_work,
         ..ServeConfig::default()
     };
+    let offered: Vec<&str> = config
+        .offers
+        .networks()
+        .iter()
+        .map(|n| n.name.as_str())
+        .collect();
+    eprintln!("networks offered: {}", offered.join(", "));
+    if args.read_only {
+        eprintln!("read-only: the dashboard and the run's data alone");
+    }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -107,6 +171,39 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         std::io::stdout().flush()?;
         serve(listener, config).await.context("serving")
     })
+}
+
+/// `--player` with a `checkpoint=DIR` of the operator's own turned into an
+/// offered network (named after its folder, or `player`), so that the page
+/// can send it back by name: requests never carry paths.
+fn offer_player(offers: &mut Offers, player: &str) -> anyhow::Result<String> {
+    let mut spec: PlayerSpec = player
+        .parse()
+        .with_context(|| format!("--player `{player}`"))?;
+    for (key, value) in spec.options.iter_mut() {
+        if key != "checkpoint" {
+            continue;
+        }
+        let dir = PathBuf::from(&*value);
+        let existing = offers
+            .networks()
+            .iter()
+            .find(|n| Offers::same_dir(n, &dir))
+            .map(|n| n.name.clone());
+        let name = match existing {
+            Some(name) => name,
+            None => {
+                let name = "player".to_string();
+                offers
+                    .add_network(&name, &dir)
+                    .with_context(|| format!("--player `{player}`"))?;
+                name
+            }
+        };
+        *key = NET_KEY.into();
+        *value = name;
+    }
+    Ok(spec.to_string())
 }
 
 /// A remote run's local copy for the dashboard: read now (so that bad

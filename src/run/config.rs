@@ -265,12 +265,36 @@ pub enum ConfigError {
     },
 }
 
+/// A TOML error as `line L, column C: what (at `excerpt`)`: toml's own
+/// text quotes the whole offending line, and a config named by mistake
+/// (`--config /etc/passwd`) would have its first line printed.
+fn toml_message(text: &str, e: &toml::de::Error) -> String {
+    let what = e.message().trim_end_matches('\n').replace('\n', "; ");
+    let Some(span) = e.span() else {
+        return what;
+    };
+    let start = span.start.min(text.len());
+    let before = text.get(..start).unwrap_or("");
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    let near = text.get(start..).unwrap_or("");
+    let near = near.split('\n').next().unwrap_or("");
+    if near.trim().is_empty() {
+        format!("line {line}, column {column}: {what}")
+    } else {
+        format!(
+            "line {line}, column {column}: {what} (at `{}`)",
+            crate::util::excerpt(near)
+        )
+    }
+}
+
 impl RunConfig {
     /// Parses and validates a config text; `origin` names it in errors.
     pub fn from_toml(text: &str, origin: &str) -> Result<RunConfig, ConfigError> {
         let parse_error = |e: toml::de::Error| ConfigError::Parse {
             origin: origin.to_string(),
-            message: e.to_string(),
+            message: toml_message(text, &e),
         };
         // A key that moved gets its own message rather than "unknown field".
         if let Ok(t) = toml::from_str::<toml::Table>(text)

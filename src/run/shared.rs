@@ -207,7 +207,7 @@ impl SharedRun {
             anyhow::anyhow!(
                 "{}: checkpoints/best holds `{}`, not a generation number",
                 self.url(),
-                text.trim()
+                crate::util::excerpt(&text)
             )
         })
     }

@@ -2,7 +2,9 @@
 //! which knows a game, a network or a run.
 
 pub mod atomic;
+pub mod excerpt;
 pub mod seed;
 
 pub use atomic::write_atomic;
+pub use excerpt::{excerpt, excerpt_bytes};
 pub use seed::{mix64, sub_seed};

@@ -11,12 +11,13 @@ use std::time::Duration;
 use serde::Serialize;
 
 use super::game::{ByColour, GameError, OutcomeView, bounded_spec_among};
+use super::offers::Offers;
 use super::seat::EngineSeat;
 use super::seated::{SeatedGame, SeatedRules, SeatedView, TurnView, deref_to_seated};
 use crate::arena::{parse_game_player, players_of};
 use crate::emergo::notation::{self, Action};
 use crate::emergo::{Blocked, Emergo, NO_PROGRESS_LIMIT, Position, Square, TURN_LIMIT, Variant};
-use crate::game::{Color, GameResult, State};
+use crate::game::{Color, Game, GameResult, State};
 
 /// What a new Emergo game is made of.
 #[derive(Clone, Debug)]
@@ -102,7 +103,11 @@ deref_to_seated!(EmergoGame, Position);
 impl EmergoGame {
     /// A new game. The opponent spec is bounded by `max_think` and built at
     /// once (see [`emergo_spec`]), so a bad spec fails here.
-    pub fn new(options: &EmergoOptions, max_think: Duration) -> Result<EmergoGame, GameError> {
+    pub fn new(
+        options: &EmergoOptions,
+        max_think: Duration,
+        offers: &Offers,
+    ) -> Result<EmergoGame, GameError> {
         let game = Emergo::new(options.variant);
         let start = Position::start(options.variant);
         let seat = EngineSeat::new(
@@ -110,6 +115,8 @@ impl EmergoGame {
             &options.opponent,
             options.seed,
             &start,
+            offers,
+            (Emergo::NAME, game.variant()),
             |spec| emergo_spec(spec, max_think),
             Box::new(move |spec: &str, seed| parse_game_player(&game, spec, seed)),
         )?;

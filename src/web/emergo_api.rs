@@ -12,10 +12,11 @@ use serde_json::json;
 use super::assets;
 use super::emergo::{EmergoGame, EmergoOptions, EmergoVariantView, EmergoView, emergo_named};
 use super::game::HUMAN;
+use super::offers::Offers;
 use super::served::{ActionRequest, Games, NewGame, ServedGame, create, game_routes, players_json};
 use super::server::{ApiError, AppState, Shared, body, ok, page};
 use crate::emergo::{Emergo, Position, Variant};
-use crate::game::Color;
+use crate::game::{Color, Game};
 
 pub(super) fn routes() -> Router<Shared> {
     Router::new()
@@ -44,12 +45,13 @@ const DEFAULT_OPPONENT: &str = "alphabeta:depth=4";
 
 /// Opponents the page suggests, the default first, then the Emergo
 /// network this project ships (trained on the standard rules) where the
-/// server runs in the project's folder. Another trained network is
-/// `net-mcts:checkpoint=DIR`.
-fn suggestions() -> Vec<String> {
+/// server offers it (`serve --offer` offers others).
+fn suggestions(offers: &Offers) -> Vec<String> {
     super::served::suggestions(
+        offers,
+        (Emergo::NAME, Variant::Standard.name()),
         DEFAULT_OPPONENT,
-        Some(("checkpoints/emergo", "")),
+        &[],
         &[
             "alphabeta:depth=2",
             "mcts-rollout:playouts=1000",
@@ -67,7 +69,7 @@ async fn config_info(State(state): State<Shared>) -> Response {
     ok(json!({
         "variants": variants,
         "default_variant": Variant::Standard.name(),
-        "suggestions": suggestions(),
+        "suggestions": suggestions(&state.config.offers),
         "default_opponent": DEFAULT_OPPONENT,
         "players": players_json::<Emergo>(),
         "max_think_ms": state.config.max_think_ms(),
@@ -87,7 +89,7 @@ async fn new_game(State(state): State<Shared>, bytes: Bytes) -> Result<Response,
     };
     // Building a player may load a network.
     create(&state, move |st| {
-        EmergoGame::new(&options, st.config.max_think)
+        EmergoGame::new(&options, st.config.max_think, &st.config.offers)
     })
     .await
 }

@@ -7,11 +7,13 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use serde::Serialize;
 
+use super::offers::Offers;
 use super::seat::EngineSeat;
 use super::seated::{SeatedGame, SeatedRules, deref_to_seated};
 use crate::arena::{PlayerInfo, PlayerSpec, PlayerSpecError, parse_player, players_of};
+use crate::game::Game;
 use crate::yinsh::notation::{NotationError, format_turns, parse_action};
-use crate::yinsh::{Action, Color, Decision, Point, Position, Variant};
+use crate::yinsh::{Action, Color, Decision, Point, Position, Variant, Yinsh};
 
 /// The opponent spec that means "no engine: both sides are played by hand".
 pub const HUMAN: &str = "human";
@@ -43,6 +45,13 @@ pub enum GameError {
     ThinkTooLong { spec: String, asked: u64, max: u64 },
     #[error("opponent `{spec}`: option `time={value}` is not a whole number of milliseconds")]
     BadTime { spec: String, value: String },
+    /// A spec that names a file, or a network or database the server does
+    /// not offer ([`super::Offers`]).
+    #[error("bad opponent: {0}")]
+    NotOffered(#[from] super::offers::NotOffered),
+    /// An offered network or database that could not be loaded.
+    #[error("{0}")]
+    Unavailable(String),
     #[error("{0}")]
     Notation(#[from] NotationError),
     /// A request that cannot be understood (a Morris action that is no
@@ -137,19 +146,41 @@ pub(crate) fn bounded_spec_among(
     } else if takes_time {
         parsed.options.push(("time".into(), max_ms.to_string()));
     }
+    for &(key, most) in WEB_LIMITS {
+        if let Some(value) = parsed.get(key)
+            && value.parse::<u64>().is_ok_and(|v| v > most)
+        {
+            return Err(GameError::BadRequest(format!(
+                "opponent: option `{key}` may be at most {most} on this server"
+            )));
+        }
+    }
     Ok(parsed.to_string())
 }
+
+/// Options that size what a player allocates, with the most a request may
+/// ask: `alphabeta:tt=28` is a 4 GiB table, per game, and the server keeps
+/// up to a thousand games. 20 bits is a 16 MiB table.
+const WEB_LIMITS: &[(&str, u64)] = &[("tt", 20)];
 
 impl PageGame {
     /// A new game; the opponent spec is bounded by `max_think` (see
     /// [`bounded_spec`]) and built at once, so a bad spec fails here.
-    pub fn new(options: &GameOptions, max_think: Duration) -> Result<PageGame, GameError> {
+    pub fn new(
+        options: &GameOptions,
+        max_think: Duration,
+        offers: &Offers,
+    ) -> Result<PageGame, GameError> {
         let start = Position::with_variant(Variant::blitz_if(options.blitz));
+        // A YINSH player plays either variant ([`parse_player`] builds it
+        // for the standard game), so a standard network is offered for both.
         let seat = EngineSeat::new(
             options.human,
             &options.opponent,
             options.seed,
             &start,
+            offers,
+            (Yinsh::NAME, "standard"),
             |spec| bounded_spec(spec, max_think),
             Box::new(parse_player),
         )?;

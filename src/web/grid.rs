@@ -19,6 +19,7 @@ use std::time::Duration;
 use serde::Serialize;
 
 use super::game::{GameError, OutcomeView, bounded_spec_among};
+use super::offers::Offers;
 use super::seat::EngineSeat;
 use super::seated::{SeatedGame, SeatedRules, SeatedView, deref_to_seated};
 use crate::arena::{parse_game_player, players_of};
@@ -373,6 +374,7 @@ impl GridGame {
         options: &GridOptions,
         max_think: Duration,
         optimal: Arc<OptimalLine>,
+        offers: &Offers,
     ) -> Result<GridGame, GameError> {
         let grid = options.grid;
         let start = grid.start();
@@ -381,6 +383,8 @@ impl GridGame {
             &options.opponent,
             options.seed,
             &start,
+            offers,
+            (Grid::NAME, grid.variant()),
             |spec| grid_spec(spec, max_think),
             Box::new(move |spec: &str, seed| parse_game_player(&grid, spec, seed)),
         )?;

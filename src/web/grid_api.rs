@@ -18,6 +18,7 @@ use super::game::HUMAN;
 use super::grid::{
     GridBoard, GridGame, GridOptions, GridView, SOLVER_NODES, grid_named, grid_title,
 };
+use super::offers::Offers;
 use super::served::{
     ActionRequest, Games, NewGame, ServedGame, SlowWork, create, game_routes, players_json,
 };
@@ -53,10 +54,12 @@ const DEFAULT_OPPONENT: &str = "solver";
 /// Opponents the page suggests, the default first, then the grid network
 /// this project ships (9 x 9) where the server runs in the project's
 /// folder.
-fn suggestions() -> Vec<String> {
+fn suggestions(offers: &Offers) -> Vec<String> {
     super::served::suggestions(
+        offers,
+        (Grid::NAME, Grid::VARIANTS[0]),
         DEFAULT_OPPONENT,
-        Some(("checkpoints/grid", "")),
+        &[],
         &[
             "alphabeta:depth=4",
             "mcts-rollout:playouts=1000",
@@ -84,7 +87,7 @@ async fn config_info(State(state): State<Shared>) -> Response {
     ok(json!({
         "variants": variants,
         "default_variant": Grid::VARIANTS[0],
-        "suggestions": suggestions(),
+        "suggestions": suggestions(&state.config.offers),
         "default_opponent": DEFAULT_OPPONENT,
         "players": players_json::<Grid>(),
         "max_think_ms": state.config.max_think_ms(),
@@ -106,7 +109,12 @@ async fn new_game(State(state): State<Shared>, bytes: Bytes) -> Result<Response,
     // Solving the board and building a player (maybe loading a network)
     // block, and so does the verdict on the start.
     create(&state, move |st| {
-        GridGame::new(&options, st.config.max_think, st.grid_lines.get(grid))
+        GridGame::new(
+            &options,
+            st.config.max_think,
+            st.grid_lines.get(grid),
+            &st.config.offers,
+        )
     })
     .await
 }

@@ -53,11 +53,13 @@ mod grid_api;
 mod morris;
 mod morris_api;
 mod morris_db;
+mod offers;
 mod run_view;
 mod seat;
 mod seated;
 mod served;
 mod server;
+mod work;
 
 pub use analysis::{
     Analysis, EvaluatorFactory, MoveShare, analyze, rollout_evaluators, spec_evaluators,
@@ -83,6 +85,11 @@ pub use morris_db::{
     ActionValue, DbStatus, MAX_INDEX_WITHOUT_DB, MorrisDatabases, PerfectView, StateNumber,
     ValueView,
 };
+pub use offers::{
+    MAX_SPEC_CHARS, NET_KEY, NotOffered, OfferError, OfferedDatabase, OfferedNetwork, Offers,
+    Resolved,
+};
 pub use run_view::{EvalFile, RunView, SeriesPoint, read_run};
 pub use seated::{SeatedGame, SeatedRules, SeatedView, TurnView};
-pub use server::{ApiError, ServeConfig, router, serve};
+pub use server::{ApiError, MAX_BODY_BYTES, ServeConfig, router, serve};
+pub use work::RETRY_AFTER_SECONDS;

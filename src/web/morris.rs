@@ -10,10 +10,11 @@ use std::time::Duration;
 use serde::Serialize;
 
 use super::game::{ByColour, GameError, OutcomeView, bounded_spec_among};
+use super::offers::Offers;
 use super::seat::EngineSeat;
 use super::seated::{SeatedGame, SeatedRules, SeatedView, TurnView, deref_to_seated};
 use crate::arena::{PlayerSpec, parse_game_player, players_of};
-use crate::game::{Color, GameResult, State};
+use crate::game::{Color, Game, GameResult, State};
 use crate::morris::{Action, Morris, Position, Square, Variant, geometry};
 
 /// What a new Morris game is made of.
@@ -44,12 +45,20 @@ pub fn variant_named(name: &str) -> Result<Variant, GameError> {
     })
 }
 
-/// `spec` ready to build for `variant`: its thinking time bounded by `max`
-/// (as [`super::bounded_spec`] does for YINSH), and a `perfect` player
-/// without a `db` option pointed at `db_dir` when the server has one.
-pub fn morris_spec(spec: &str, max: Duration, db_dir: Option<&Path>) -> Result<String, GameError> {
-    let bounded = bounded_spec_among(spec, max, &players_of::<Morris>())?;
-    let mut parsed: PlayerSpec = bounded.parse()?;
+/// `spec` with its thinking time bounded by `max` (as
+/// [`super::bounded_spec`] does for YINSH).
+pub fn morris_spec(spec: &str, max: Duration) -> Result<String, GameError> {
+    bounded_spec_among(spec, max, &players_of::<Morris>())
+}
+
+/// A `perfect` player without a `db` option pointed at the server's own
+/// database folder for the variant, when it has one configured: applied to
+/// the spec being built, after the caller's spec was checked, so the
+/// server's path is neither refused as the caller's nor shown.
+fn with_database(spec: &str, db_dir: Option<&Path>) -> String {
+    let Ok(mut parsed) = spec.parse::<PlayerSpec>() else {
+        return spec.to_string();
+    };
     if let Some(dir) = db_dir
         && parsed.name == "perfect"
         && parsed.get("db").is_none()
@@ -58,7 +67,7 @@ pub fn morris_spec(spec: &str, max: Duration, db_dir: Option<&Path>) -> Result<S
             .options
             .push(("db".into(), dir.display().to_string()));
     }
-    Ok(parsed.to_string())
+    parsed.to_string()
 }
 
 /// Reads an action written as the page and the rules document write them
@@ -130,16 +139,23 @@ impl MorrisGame {
         options: &MorrisOptions,
         max_think: Duration,
         db_dir: Option<&Path>,
+        offers: &Offers,
     ) -> Result<MorrisGame, GameError> {
         let game = Morris::new(options.variant);
         let start = Position::start(options.variant);
+        let db_dir = db_dir.map(Path::to_path_buf);
         let seat = EngineSeat::new(
             options.human,
             &options.opponent,
             options.seed,
             &start,
-            |spec| morris_spec(spec, max_think, db_dir),
-            Box::new(move |spec: &str, seed| parse_game_player(&game, spec, seed)),
+            offers,
+            (Morris::NAME, game.variant()),
+            |spec| bounded_spec_among(spec, max_think, &players_of::<Morris>()),
+            Box::new(move |spec: &str, seed| {
+                let spec = with_database(spec, db_dir.as_deref());
+                parse_game_player(&game, &spec, seed)
+            }),
         )?;
         Ok(MorrisGame {
             game,

@@ -15,9 +15,10 @@ use serde_json::json;
 use super::assets;
 use super::game::HUMAN;
 use super::morris::{BoardGeometry, MorrisGame, MorrisOptions, MorrisView, title, variant_named};
+use super::offers::Offers;
 use super::served::{ActionRequest, Games, NewGame, ServedGame, create, game_routes, players_json};
 use super::server::{ApiError, AppState, Shared, body, internal, lock, ok, page};
-use crate::game::Color;
+use crate::game::{Color, Game};
 use crate::morris::{Morris, Position, Variant};
 
 pub(super) fn routes() -> Router<Shared> {
@@ -45,14 +46,10 @@ impl ServedGame for MorrisGame {
 /// Opponents the page suggests for a variant, the default first: the
 /// database's `perfect` player where there is one, then the network this
 /// project ships for the variant, played as its card says.
-fn suggestions(variant: Variant, has_db: bool) -> Vec<String> {
-    let shipped = match variant {
-        // Its card: a draw worth 0.8 and 300 simulations drew all 1,000
-        // games against perfect play.
-        Variant::Six => Some(("checkpoints/six-mens-morris", ",sims=300,draw=0.8")),
-        Variant::Nine => Some(("checkpoints/nine-mens-morris", "")),
-        Variant::Three => None,
-    };
+fn suggestions(offers: &Offers, variant: Variant, has_db: bool) -> Vec<String> {
+    // The Six network's card: a draw worth 0.8 and 300 simulations drew
+    // all 1,000 games against perfect play.
+    let played_as = [("six-mens-morris", ",sims=300,draw=0.8")];
     let mut rest = vec![
         "alphabeta:depth=4",
         "alphabeta:depth=2",
@@ -61,31 +58,38 @@ fn suggestions(variant: Variant, has_db: bool) -> Vec<String> {
         HUMAN,
     ];
     let default = if has_db { "perfect" } else { rest.remove(0) };
-    super::served::suggestions(default, shipped, &rest)
+    super::served::suggestions(
+        offers,
+        (Morris::NAME, variant.name()),
+        default,
+        &played_as,
+        &rest,
+    )
 }
 
 async fn config_info(State(state): State<Shared>) -> Result<Response, ApiError> {
     let st = state.clone();
-    let variants = tokio::task::spawn_blocking(move || {
-        Variant::NAMES
-            .iter()
-            .map(|name| {
-                let v = Variant::from_name(name).expect("a known name");
-                let db = st.morris_dbs.status(v);
-                let suggested = suggestions(v, db.present);
-                json!({
-                    "name": v.name(),
-                    "title": title(v),
-                    "board": BoardGeometry::of(v),
-                    "database": db,
-                    "suggestions": suggested,
-                    "default_opponent": suggested[0],
+    let variants = state
+        .work
+        .run(move || {
+            Variant::NAMES
+                .iter()
+                .map(|name| {
+                    let v = Variant::from_name(name).expect("a known name");
+                    let db = st.morris_dbs.status(v);
+                    let suggested = suggestions(&st.config.offers, v, db.present);
+                    json!({
+                        "name": v.name(),
+                        "title": title(v),
+                        "board": BoardGeometry::of(v),
+                        "database": db,
+                        "suggestions": suggested,
+                        "default_opponent": suggested[0],
+                    })
                 })
-            })
-            .collect::<Vec<_>>()
-    })
-    .await
-    .map_err(internal)?;
+                .collect::<Vec<_>>()
+        })
+        .await?;
     Ok(ok(json!({
         "variants": variants,
         "players": players_json::<Morris>(),
@@ -102,7 +106,12 @@ async fn new_game(State(state): State<Shared>, bytes: Bytes) -> Result<Response,
     create(&state, move |st| {
         let opponent = match req.opponent {
             Some(o) => o,
-            None => suggestions(variant, st.morris_dbs.get(variant).is_ok()).swap_remove(0),
+            None => suggestions(
+                &st.config.offers,
+                variant,
+                st.morris_dbs.get(variant).is_ok(),
+            )
+            .swap_remove(0),
         };
         let options = MorrisOptions {
             variant,
@@ -114,6 +123,7 @@ async fn new_game(State(state): State<Shared>, bytes: Bytes) -> Result<Response,
             &options,
             st.config.max_think,
             st.morris_dbs.configured_dir(variant).as_deref(),
+            &st.config.offers,
         )
     })
     .await
@@ -131,9 +141,7 @@ async fn perfect(
         (g.position().clone(), g.actions().len())
     };
     let st = state.clone();
-    let view = tokio::task::spawn_blocking(move || st.morris_dbs.perfect(&pos))
-        .await
-        .map_err(internal)?;
+    let view = state.work.run(move || st.morris_dbs.perfect(&pos)).await?;
     let mut value = serde_json::to_value(view).map_err(internal)?;
     value["steps"] = json!(steps);
     Ok(ok(value))

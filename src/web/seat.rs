@@ -10,7 +10,8 @@
 //! (`thinking`), the game refuses every change.
 
 use super::game::{GameError, HUMAN};
-use crate::arena::{Player, PlayerSpecError};
+use super::offers::Offers;
+use crate::arena::{FILE_KEYS, Player, PlayerSpecError};
 use crate::game::{Color, State};
 
 /// Builds the player a (bounded) spec names, seeded.
@@ -21,8 +22,11 @@ pub(super) type BuildPlayer<S> =
 /// (or [`HUMAN`]) and the engine itself while it is not lent out.
 pub(super) struct EngineSeat<S: State> {
     human: Color,
-    /// The bounded spec the engine was built from, or [`HUMAN`].
+    /// The bounded spec as the caller named it, or [`HUMAN`].
     opponent: String,
+    /// The spec the engine is built from: [`EngineSeat::opponent`] with
+    /// offered names turned into paths. Never shown.
+    engine_spec: String,
     /// `None` for two humans, and while the engine thinks (it is lent out).
     engine: Option<Box<dyn Player<S>>>,
     thinking: bool,
@@ -34,28 +38,38 @@ pub(super) struct EngineSeat<S: State> {
 }
 
 impl<S: State> EngineSeat<S> {
-    /// A seat for `opponent` ([`HUMAN`] or a spec that `bound` bounds and
-    /// `build` builds at once, so a bad spec fails here), the engine told a
-    /// new game starts from `start`.
+    /// A seat for `opponent` ([`HUMAN`] or a spec that `bound` bounds,
+    /// `offers` resolves for `game` and `build` builds at once, so a bad
+    /// spec fails here), the engine told a new game starts from `start`.
+    ///
+    /// This is where every game's opponent from a request passes, so the
+    /// check that no request names a file ([`Offers::resolve`]) is made
+    /// here once for all of them.
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn new(
         human: Color,
         opponent: &str,
         seed: u64,
         start: &S,
-        bound: impl FnOnce(&str) -> Result<String, GameError>,
+        offers: &Offers,
+        game: (&str, &str),
+        bound: impl Fn(&str) -> Result<String, GameError>,
         build: BuildPlayer<S>,
     ) -> Result<EngineSeat<S>, GameError> {
-        let (opponent, engine) = if opponent.trim().eq_ignore_ascii_case(HUMAN) {
-            (HUMAN.to_string(), None)
+        let (opponent, engine_spec, engine) = if opponent.trim().eq_ignore_ascii_case(HUMAN) {
+            (HUMAN.to_string(), HUMAN.to_string(), None)
         } else {
-            let spec = bound(opponent)?;
-            let mut player = build(&spec, seed)?;
+            let resolved = offers.resolve(opponent, game.0, game.1)?;
+            let shown = bound(opponent)?;
+            let spec = bound(&resolved.spec)?;
+            let mut player = build(&spec, seed).map_err(|e| unusable(&shown, &e, &resolved))?;
             player.new_game(start);
-            (spec, Some(player))
+            (shown, spec, Some(player))
         };
         Ok(EngineSeat {
             human,
             opponent,
+            engine_spec,
             engine,
             thinking: false,
             seed,
@@ -71,6 +85,13 @@ impl<S: State> EngineSeat<S> {
     /// The engine's spec (with its time bound), or [`HUMAN`].
     pub(super) fn opponent(&self) -> &str {
         &self.opponent
+    }
+
+    /// The spec the engine was built from, offered names turned into
+    /// paths: for the server's own use (the agent's view loads its
+    /// network), never for an answer.
+    pub(super) fn engine_spec(&self) -> &str {
+        &self.engine_spec
     }
 
     pub(super) fn has_engine(&self) -> bool {
@@ -190,7 +211,7 @@ impl<S: State> EngineSeat<S> {
             return;
         }
         let seed = self.seed ^ self.version.wrapping_mul(0x9e37_79b9_7f4a_7c15);
-        let Ok(mut player) = (self.build)(&self.opponent, seed) else {
+        let Ok(mut player) = (self.build)(&self.engine_spec, seed) else {
             // The spec built a player when the game was made; it cannot
             // fail now.
             return;
@@ -203,6 +224,37 @@ impl<S: State> EngineSeat<S> {
         }
         self.engine = Some(player);
     }
+}
+
+/// A player that could not be built. Where building it opened a file (an
+/// offered network or database, or a game's own default database), the
+/// error may name a server path or quote the file: the caller is told
+/// which offer failed and the server's log gets the whole error.
+fn unusable(shown: &str, e: &PlayerSpecError, resolved: &super::offers::Resolved) -> GameError {
+    // An error about another option (`sims=NaN`) is the caller's to read,
+    // unless its words quote the path an offered name stood for.
+    let message = e.to_string();
+    let paths: Vec<String> = resolved
+        .spec
+        .parse::<crate::arena::PlayerSpec>()
+        .map(|s| {
+            s.options
+                .into_iter()
+                .filter(|(k, _)| FILE_KEYS.contains(&k.as_str()))
+                .map(|(_, v)| v)
+                .collect()
+        })
+        .unwrap_or_default();
+    let file_error = paths.iter().any(|p| message.contains(p.as_str()))
+        || matches!(e, PlayerSpecError::BadValue { key, .. } if FILE_KEYS.contains(&key.as_str()));
+    if !file_error {
+        return GameError::Opponent(e.clone());
+    }
+    eprintln!("web: the opponent `{shown}` could not be built: {e}");
+    GameError::Unavailable(format!(
+        "opponent `{shown}`: its network or database cannot be used on this server now \
+         (the server's log says why)"
+    ))
 }
 
 /// An engine lent out to think, with what it is asked about.

@@ -171,6 +171,12 @@ impl<S: State> SeatedGame<S> {
         self.seat.opponent()
     }
 
+    /// The spec the engine was built from, offered names turned into
+    /// paths: the server's own, never for an answer.
+    pub(crate) fn engine_spec(&self) -> &str {
+        self.seat.engine_spec()
+    }
+
     pub fn has_engine(&self) -> bool {
         self.seat.has_engine()
     }
@@ -315,7 +321,12 @@ mod tests {
             opponent: opponent.into(),
             seed: 1,
         };
-        EmergoGame::new(&options, Duration::from_millis(200)).unwrap()
+        EmergoGame::new(
+            &options,
+            Duration::from_millis(200),
+            &super::super::Offers::default(),
+        )
+        .unwrap()
     }
 
     /// Fourteen entries, then White's man on c9 jumps twice: `c9xe7xg5`.

@@ -22,9 +22,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::game::GameError;
+use super::offers::{NET_KEY, Offers};
 use super::seat::EngineDone;
 use super::seated::{SeatedGame, SeatedRules};
-use super::server::{ApiError, AppState, Shared, body, internal, lock, ok};
+use super::server::{ApiError, AppState, Shared, body, lock, ok};
 use crate::arena::{GamePlayers, players_of};
 use crate::game::Color;
 
@@ -168,22 +169,27 @@ pub(super) struct NewGame {
     pub(super) seed: Option<u64>,
 }
 
-/// The opponents a page suggests: `default` first, then the network this
-/// project ships, `(folder, options)`: the checkpoint in `folder` (e.g.
-/// `checkpoints/grid`, relative to where the server runs) where there is
-/// one, played with `net-mcts`'s further `options` (`",sims=300"`, or
-/// `""`), then `rest`. A shipped network plays one variant only, so it is
-/// offered, not the default.
+/// The opponents a page suggests for `game`'s variant: `default` first,
+/// then every network the server offers for it (`net-mcts:net=NAME`),
+/// played with the further options `played_as` gives for its name (the
+/// way its card plays it, e.g. `",sims=300,draw=0.8"`), then `rest`. A
+/// network plays one variant only, so it is suggested, not the default.
 pub(super) fn suggestions(
+    offers: &Offers,
+    game: (&str, &str),
     default: &str,
-    shipped: Option<(&str, &str)>,
+    played_as: &[(&str, &str)],
     rest: &[&str],
 ) -> Vec<String> {
     let mut out = vec![default.to_string()];
-    if let Some((folder, options)) = shipped
-        && crate::checkpoint::resolve(std::path::Path::new(folder)).is_ok()
-    {
-        out.push(format!("net-mcts:checkpoint={folder}{options}"));
+    for net in offers.networks() {
+        if net.game == game.0 && net.variant == game.1 {
+            let options = played_as
+                .iter()
+                .find(|(name, _)| *name == net.name)
+                .map_or("", |(_, o)| *o);
+            out.push(format!("net-mcts:{NET_KEY}={}{options}", net.name));
+        }
     }
     out.extend(rest.iter().map(|s| s.to_string()));
     out
@@ -194,10 +200,21 @@ pub(super) fn players_json<G: GamePlayers>() -> Vec<Value> {
     players_of::<G>()
         .iter()
         .map(|p| {
+            // A request names offered files, not paths: the help says so.
             let keys: Vec<Value> = p
                 .keys
                 .iter()
-                .map(|(k, a)| json!({"key": k, "about": a}))
+                .map(|&(k, a)| match k {
+                    "checkpoint" => json!({
+                        "key": NET_KEY,
+                        "about": "a network this server offers, by name (GET /api/offers lists them)",
+                    }),
+                    "db" => json!({
+                        "key": k,
+                        "about": "a database this server offers, by name (default: the variant's)",
+                    }),
+                    _ => json!({"key": k, "about": a}),
+                })
                 .collect();
             json!({ "name": p.name, "about": p.about, "keys": keys })
         })
@@ -212,15 +229,16 @@ pub(super) async fn create<G: ServedGame>(
     build: impl FnOnce(&AppState) -> Result<G, GameError> + Send + 'static,
 ) -> Result<Response, ApiError> {
     let st = state.clone();
-    let game = tokio::task::spawn_blocking(move || {
-        let game = build(&st)?;
-        if let Some(work) = game.slow_work() {
-            work();
-        }
-        Ok::<_, GameError>(game)
-    })
-    .await
-    .map_err(internal)??;
+    let game = state
+        .work
+        .run(move || {
+            let game = build(&st)?;
+            if let Some(work) = game.slow_work() {
+                work();
+            }
+            Ok::<_, GameError>(game)
+        })
+        .await??;
     let (id, game) = G::games(state).insert(game);
     let view = lock(&game).view(&id);
     Ok((StatusCode::CREATED, axum::Json(view)).into_response())
@@ -240,6 +258,7 @@ fn view_or_work<G: ServedGame>(g: &G, id: &str) -> Result<G::View, SlowWork> {
 /// pool, off the game's lock, and then the view (at most a few rounds,
 /// should the game change meanwhile).
 async fn view_after<G: ServedGame>(
+    state: &AppState,
     game: &Arc<Mutex<G>>,
     id: &str,
     first: Result<G::View, SlowWork>,
@@ -249,7 +268,7 @@ async fn view_after<G: ServedGame>(
         Err(work) => work,
     };
     for _ in 0..3 {
-        tokio::task::spawn_blocking(work).await.map_err(internal)?;
+        state.work.run(work).await?;
         let next = view_or_work(&*lock(game), id);
         match next {
             Ok(view) => return Ok(view),
@@ -265,7 +284,7 @@ async fn get_game<G: ServedGame>(
 ) -> Result<Response, ApiError> {
     let game = G::games(&state).get(&id)?;
     let first = view_or_work(&*lock(&game), &id);
-    Ok(ok(view_after(&game, &id, first).await?))
+    Ok(ok(view_after(&state, &game, &id, first).await?))
 }
 
 /// The body of a request to play: the human's decision as text.
@@ -311,7 +330,7 @@ async fn play<G: ServedGame, P: PlayText>(
         ServedGame::play(&mut *g, req.text())?;
         view_or_work(&*g, &id)
     };
-    Ok(ok(view_after(&game, &id, first).await?))
+    Ok(ok(view_after(&state, &game, &id, first).await?))
 }
 
 /// The engine's decisions and the game after them.
@@ -328,8 +347,10 @@ async fn engine_move<G: ServedGame>(
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
     let game = G::games(&state).get(&id)?;
+    // The slot first: a busy server refuses before the engine is lent out.
+    let slot = state.work.slot().await?;
     let job = lock(&game).begin_engine()?;
-    let done = tokio::task::spawn_blocking(move || job.run()).await;
+    let done = slot.run(move || job.run()).await;
     let (played, first) = {
         let mut g = lock(&game);
         let done = match done {
@@ -337,9 +358,10 @@ async fn engine_move<G: ServedGame>(
             Err(e) => {
                 // The engine panicked; the game is as it was, with a new engine.
                 g.engine_lost();
+                eprintln!("web: an engine panicked: {e}");
                 return Err(ApiError::new(
                     StatusCode::INTERNAL_SERVER_ERROR,
-                    format!("the engine failed: {e}"),
+                    "the engine failed; the game is as it was, with a new engine",
                 ));
             }
         };
@@ -349,7 +371,7 @@ async fn engine_move<G: ServedGame>(
     };
     Ok(ok(EngineAnswer {
         played,
-        game: view_after(&game, &id, first).await?,
+        game: view_after(&state, &game, &id, first).await?,
     }))
 }
 
@@ -363,5 +385,5 @@ async fn undo<G: ServedGame>(
         ServedGame::undo(&mut *g)?;
         view_or_work(&*g, &id)
     };
-    Ok(ok(view_after(&game, &id, first).await?))
+    Ok(ok(view_after(&state, &game, &id, first).await?))
 }

@@ -12,9 +12,10 @@ use std::time::Duration;
 
 use axum::Router;
 use axum::body::Bytes;
+use axum::extract::DefaultBodyLimit;
 use axum::extract::{Path, Query, State};
 use axum::http::{StatusCode, header};
-use axum::response::{IntoResponse, Response};
+use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -26,9 +27,11 @@ use super::game::{BoardView, GameError, GameOptions, GameView, PageGame, outcome
 use super::grid::{GridGame, OptimalLines};
 use super::morris::MorrisGame;
 use super::morris_db::MorrisDatabases;
+use super::offers::Offers;
 use super::run_view::read_run;
 use super::seat::EngineDone;
 use super::served::{DecisionRequest, Games, ServedGame, create, game_routes, players_json};
+use super::work::Work;
 use crate::yinsh::notation::{NotationError, format_turns, parse_game};
 use crate::yinsh::sgf::parse_sgf;
 use crate::yinsh::{Action, Color, Decision, Position};
@@ -55,6 +58,17 @@ pub struct ServeConfig {
     /// (`nine/`, `six/`, `three/`); `None` for where `solve` writes them
     /// (`data/morris/<variant>`).
     pub morris_db: Option<PathBuf>,
+    /// The networks and databases a request may name ([`Offers`]).
+    pub offers: Offers,
+    /// Serve the dashboard and the run's JSON only: no games, analyses or
+    /// reviews (for a dashboard exposed beyond this machine).
+    pub read_only: bool,
+    /// Engine moves, analyses, reviews and new games running at once; more
+    /// wait in line ([`super::work::Work`]). 0: one per core.
+    pub max_work: usize,
+    /// Requests that may wait in line for one of those before the server
+    /// answers 503 with Retry-After. 0: four per running slot.
+    pub max_waiting: usize,
 }
 
 impl ServeConfig {
@@ -75,12 +89,18 @@ impl Default for ServeConfig {
             evaluators: spec_evaluators(),
             max_games: 1000,
             morris_db: None,
+            offers: Offers::default(),
+            read_only: false,
+            max_work: 0,
+            max_waiting: 0,
         }
     }
 }
 
 pub(super) struct AppState {
     pub(super) config: ServeConfig,
+    /// The bounded line every slow request goes through.
+    pub(super) work: Work,
     games: Games<PageGame>,
     pub(super) morris: Games<MorrisGame>,
     pub(super) morris_dbs: MorrisDatabases,
@@ -126,28 +146,49 @@ pub(super) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+/// Longest error message an answer carries: a message quotes what the
+/// caller sent (a spec, a move) and must not turn a 5 MB request into a
+/// 5 MB answer.
+const MAX_ERROR_CHARS: usize = 400;
+
 /// An error answer: a status and `{"error": message}`.
 #[derive(Debug)]
 pub struct ApiError {
     status: StatusCode,
     message: String,
+    retry_after: Option<u64>,
 }
 
 impl ApiError {
     pub(super) fn new(status: StatusCode, message: impl Into<String>) -> ApiError {
         ApiError {
             status,
-            message: message.into(),
+            message: crate::util::excerpt::clip(&message.into(), MAX_ERROR_CHARS),
+            retry_after: None,
         }
+    }
+
+    /// 503 with `Retry-After: seconds`.
+    pub(super) fn busy(message: &str, seconds: u64) -> ApiError {
+        ApiError {
+            retry_after: Some(seconds),
+            ..ApiError::new(StatusCode::SERVICE_UNAVAILABLE, message)
+        }
+    }
+
+    pub fn status(&self) -> StatusCode {
+        self.status
     }
 }
 
 impl From<GameError> for ApiError {
     fn from(e: GameError) -> ApiError {
         let status = match &e {
-            GameError::Opponent(_) | GameError::ThinkTooLong { .. } | GameError::BadTime { .. } => {
-                StatusCode::BAD_REQUEST
-            }
+            GameError::Opponent(_)
+            | GameError::NotOffered(_)
+            | GameError::Unavailable(_)
+            | GameError::ThinkTooLong { .. }
+            | GameError::BadTime { .. } => StatusCode::BAD_REQUEST,
             GameError::Notation(NotationError::Malformed { .. }) | GameError::BadRequest(_) => {
                 StatusCode::BAD_REQUEST
             }
@@ -166,7 +207,14 @@ impl From<GameError> for ApiError {
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        (self.status, axum::Json(json!({ "error": self.message }))).into_response()
+        let mut answer =
+            (self.status, axum::Json(json!({ "error": self.message }))).into_response();
+        if let Some(s) = self.retry_after {
+            answer
+                .headers_mut()
+                .insert(header::RETRY_AFTER, header::HeaderValue::from(s));
+        }
+        answer
     }
 }
 
@@ -189,28 +237,53 @@ pub(super) fn ok<T: Serialize>(value: T) -> Response {
     axum::Json(value).into_response()
 }
 
-/// A task on the blocking pool that never came back (it panicked).
+/// A failure of the server's own (it is logged; the answer says no more).
 pub(super) fn internal(e: impl std::fmt::Display) -> ApiError {
-    ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, e.to_string())
+    eprintln!("web: internal error: {e}");
+    ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal error")
 }
 
-/// The routes, ready to serve.
-pub fn router(config: ServeConfig) -> Router {
+/// The routes, ready to serve: with [`ServeConfig::read_only`] the
+/// dashboard and the run's data alone.
+pub fn router(mut config: ServeConfig) -> Router {
+    let read_only = config.read_only;
+    let morris_dbs = MorrisDatabases::new(config.morris_db.clone());
+    // Each Morris variant's database folder is offered under the variant's
+    // name (`perfect:db=six`), solved yet or not.
+    for name in crate::morris::Variant::NAMES {
+        let v = crate::morris::Variant::from_name(name).expect("a known name");
+        let _ = config
+            .offers
+            .add_database(name, "morris", name, &morris_dbs.dir(v));
+    }
     let state: Shared = Arc::new(AppState {
+        work: Work::new(config.max_work, config.max_waiting),
         games: Games::new(config.max_games),
         morris: Games::new(config.max_games),
-        morris_dbs: MorrisDatabases::new(config.morris_db.clone()),
+        morris_dbs,
         grid: Games::new(config.max_games),
         grid_lines: OptimalLines::default(),
         emergo: Games::new(config.max_games),
         config,
     });
+    let not_found = || async { ApiError::new(StatusCode::NOT_FOUND, "no such page or API route") };
+    if read_only {
+        return Router::new()
+            .route("/", get(|| async { Redirect::to("/dashboard") }))
+            .route("/dashboard", get(|| async { page(assets::DASHBOARD_HTML) }))
+            .route("/assets/{name}", get(asset))
+            .route("/api/run", get(run))
+            .fallback(not_found)
+            .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+            .with_state(state);
+    }
     Router::new()
         .route("/", get(|| async { page(assets::PLAY_HTML) }))
         .route("/rules", get(|| async { page(assets::RULES_HTML) }))
         .route("/dashboard", get(|| async { page(assets::DASHBOARD_HTML) }))
         .route("/assets/{name}", get(asset))
         .route("/api/config", get(config_info))
+        .route("/api/offers", get(offers))
         .route("/api/games", post(new_game))
         .route("/api/games/{id}/analysis", get(analysis))
         .route("/api/review", post(review))
@@ -219,8 +292,18 @@ pub fn router(config: ServeConfig) -> Router {
         .merge(super::morris_api::routes())
         .merge(super::grid_api::routes())
         .merge(super::emergo_api::routes())
-        .fallback(|| async { ApiError::new(StatusCode::NOT_FOUND, "no such page or API route") })
+        .fallback(not_found)
+        .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .with_state(state)
+}
+
+/// The largest request body: every request the pages send is a few hundred
+/// bytes; a review's SGF record a few kilobytes.
+pub const MAX_BODY_BYTES: usize = 256 * 1024;
+
+/// What a request may name: `net=NAME` and `db=NAME` ([`Offers`]).
+async fn offers(State(state): State<Shared>) -> Response {
+    ok(&state.config.offers)
 }
 
 /// Serves on `listener` until the process ends.
@@ -276,7 +359,7 @@ async fn new_game(State(state): State<Shared>, bytes: Bytes) -> Result<Response,
     };
     // Building a player may allocate large tables: off the async threads.
     create(&state, move |st| {
-        PageGame::new(&options, st.config.max_think)
+        PageGame::new(&options, st.config.max_think, &st.config.offers)
     })
     .await
 }
@@ -304,18 +387,19 @@ async fn analysis(
     let game = state.get(&id)?;
     let (pos, spec) = {
         let g = lock(&game);
-        (*g.position(), g.opponent().to_string())
+        (*g.position(), g.engine_spec().to_string())
     };
     if pos.is_over() {
         return Err(GameError::GameOver.into());
     }
     let factory = state.config.evaluators.clone();
-    let result = tokio::task::spawn_blocking(move || {
-        let mut evaluator = factory(&spec);
-        analyze(&pos, evaluator.as_mut(), sims, rand::random())
-    })
-    .await
-    .map_err(internal)?;
+    let result = state
+        .work
+        .run(move || {
+            let mut evaluator = factory(&spec);
+            analyze(&pos, evaluator.as_mut(), sims, rand::random())
+        })
+        .await?;
     match result {
         Some(a) => Ok(ok(a)),
         None => Err(GameError::GameOver.into()),
@@ -361,8 +445,13 @@ struct Review {
     result: Option<String>,
 }
 
-async fn review(bytes: Bytes) -> Result<Response, ApiError> {
+async fn review(State(state): State<Shared>, bytes: Bytes) -> Result<Response, ApiError> {
     let req: ReviewRequest = body(&bytes)?;
+    state.work.run(move || review_of(req)).await?
+}
+
+/// Replays a review request's game, position by position.
+fn review_of(req: ReviewRequest) -> Result<Response, ApiError> {
     let bad = |msg: String| ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, msg);
     let (start, actions, sources, resigned) = match (req.moves, req.sgf) {
         (Some(moves), None) => {
@@ -426,8 +515,6 @@ async fn run(State(state): State<Shared>) -> Result<Response, ApiError> {
             "no run directory: start the server with `serve --run DIR`",
         ));
     };
-    let view = tokio::task::spawn_blocking(move || read_run(&dir))
-        .await
-        .map_err(internal)?;
+    let view = state.work.run(move || read_run(&dir)).await?;
     Ok(ok(view))
 }

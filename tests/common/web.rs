@@ -53,6 +53,12 @@ impl Server {
         Server { child, addr }
     }
 
+    /// The server's process id (to read its memory and threads in /proc).
+    #[allow(dead_code)]
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// The address for a browser: `http://127.0.0.1:PORT/`.
     pub fn url(&self) -> String {
         format!("http://{}/", self.addr)

@@ -1,0 +1,402 @@
+//! What a caller over the network may name: the networks and databases the
+//! server offers, each under a name it chose at start.
+//!
+//! A player spec that arrives in a request never names a path. Options that
+//! open a file ([`crate::arena::FILE_KEYS`]: `checkpoint`, `db`) are refused
+//! as the caller wrote them; a caller names an offered network with
+//! `net=NAME` and an offered database with `db=NAME`, and only here are the
+//! names turned into the paths the players open. Every game's new-game
+//! request goes through [`Offers::resolve`] (the engine seat calls it), so
+//! a game added later cannot forget to.
+//!
+//! ```
+//! use yinsh_zero::web::Offers;
+//! let offers = Offers::default();
+//! let err = offers.resolve("net-mcts:checkpoint=/etc/passwd", "yinsh", "standard").unwrap_err();
+//! assert!(!err.to_string().contains("/etc/passwd"), "{err}");
+//! let err = offers.resolve("net-mcts:checkpoint=best", "yinsh", "standard").unwrap_err();
+//! assert!(err.to_string().contains("names a file"), "{err}");
+//! assert_eq!(offers.resolve("alphabeta:depth=2", "yinsh", "standard").unwrap().spec, "alphabeta:depth=2");
+//! ```
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::arena::{FILE_KEYS, PlayerSpec};
+use crate::checkpoint;
+
+/// The option a caller names an offered network with.
+pub const NET_KEY: &str = "net";
+
+/// Longest player spec a request may carry: every real spec is far
+/// shorter, and a long one is only ever an attack on a parser.
+pub const MAX_SPEC_CHARS: usize = 300;
+
+/// A network the server offers.
+#[derive(Clone, Debug, Serialize)]
+pub struct OfferedNetwork {
+    /// What a caller writes: `net-mcts:net=NAME`.
+    pub name: String,
+    /// The game and variant it was trained on (from its `meta.json`).
+    pub game: String,
+    pub variant: String,
+    #[serde(skip)]
+    dir: PathBuf,
+}
+
+/// A perfect-play database the server offers.
+#[derive(Clone, Debug, Serialize)]
+pub struct OfferedDatabase {
+    /// What a caller writes: `perfect:db=NAME`.
+    pub name: String,
+    pub game: String,
+    pub variant: String,
+    #[serde(skip)]
+    dir: PathBuf,
+}
+
+/// Everything the server offers by name.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Offers {
+    networks: Vec<OfferedNetwork>,
+    databases: Vec<OfferedDatabase>,
+}
+
+/// Why an offer could not be added (at start, from the operator's own
+/// command line: these errors may name paths).
+#[derive(Debug, thiserror::Error)]
+pub enum OfferError {
+    #[error("offer name `{0}`: use letters, digits, `-`, `_` and `.` (at most 64)")]
+    BadName(String),
+    #[error("two offers are named `{0}`: give one of them another name (NAME=DIR)")]
+    Duplicate(String),
+    #[error("{0}")]
+    Checkpoint(#[from] checkpoint::CheckpointError),
+}
+
+/// A spec a caller sent, refused before anything of the file system was
+/// touched for it. Its text names no path (only the offered names).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct NotOffered(String);
+
+/// A caller's spec made ready to build.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Resolved {
+    /// The spec with offered names turned into paths: for the server's own
+    /// use, never shown.
+    pub spec: String,
+    /// Whether building it opens an offered file (so its errors may name
+    /// a path and are not passed on).
+    pub opens_files: bool,
+}
+
+fn valid_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 64
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+}
+
+impl Offers {
+    /// The networks this project ships, found under `checkpoints` (a folder
+    /// laid out as this repository's `checkpoints/`): the YINSH network its
+    /// `best` points at as `shipped`, and each subfolder with a `best` (or a
+    /// checkpoint of its own) under the subfolder's name
+    /// (`six-mens-morris`, `grid`, ...). Folders that hold no checkpoint
+    /// are passed over.
+    pub fn shipped(checkpoints: &Path) -> Offers {
+        let mut offers = Offers::default();
+        if checkpoint::resolve(checkpoints).is_ok() {
+            let _ = offers.add_network("shipped", checkpoints);
+        }
+        let mut folders: Vec<PathBuf> = std::fs::read_dir(checkpoints)
+            .into_iter()
+            .flatten()
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.is_dir())
+            .collect();
+        folders.sort();
+        for dir in folders {
+            let Some(name) = dir.file_name().and_then(|n| n.to_str()) else {
+                continue;
+            };
+            // Generation folders (000050) are the run's own, not offers.
+            if name.bytes().all(|b| b.is_ascii_digit()) || !dir.join("best").is_file() {
+                continue;
+            }
+            let name = name.to_string();
+            let _ = offers.add_network(&name, &dir);
+        }
+        offers
+    }
+
+    /// Offers the checkpoint (or checkpoint folder, read through its `best`
+    /// each time it is used) `dir` under `name`.
+    pub fn add_network(&mut self, name: &str, dir: &Path) -> Result<(), OfferError> {
+        if !valid_name(name) {
+            return Err(OfferError::BadName(name.into()));
+        }
+        if self.has(name) {
+            return Err(OfferError::Duplicate(name.into()));
+        }
+        let meta = checkpoint::read_meta(&checkpoint::resolve(dir)?)?;
+        self.networks.push(OfferedNetwork {
+            name: name.into(),
+            game: meta.game,
+            variant: meta.variant,
+            dir: dir.to_path_buf(),
+        });
+        Ok(())
+    }
+
+    /// Offers the database folder `dir` (which may not be solved yet) for
+    /// `game`'s `variant` under `name`.
+    pub fn add_database(
+        &mut self,
+        name: &str,
+        game: &str,
+        variant: &str,
+        dir: &Path,
+    ) -> Result<(), OfferError> {
+        if !valid_name(name) {
+            return Err(OfferError::BadName(name.into()));
+        }
+        if self.databases.iter().any(|d| d.name == name) {
+            return Err(OfferError::Duplicate(name.into()));
+        }
+        self.databases.push(OfferedDatabase {
+            name: name.into(),
+            game: game.into(),
+            variant: variant.into(),
+            dir: dir.to_path_buf(),
+        });
+        Ok(())
+    }
+
+    /// `--offer NAME=DIR` or `--offer DIR` (named after its last folder).
+    pub fn add_from_arg(&mut self, arg: &str) -> Result<String, OfferError> {
+        let (name, dir) = match arg.split_once('=') {
+            Some((n, d)) => (n.to_string(), PathBuf::from(d)),
+            None => {
+                let dir = PathBuf::from(arg);
+                let name = dir
+                    .canonicalize()
+                    .ok()
+                    .and_then(|d| d.file_name().map(|n| n.to_string_lossy().into_owned()))
+                    .unwrap_or_default();
+                (name, dir)
+            }
+        };
+        self.add_network(&name, &dir)?;
+        Ok(name)
+    }
+
+    /// Whether `net` is offered from the folder `dir` (the same folder
+    /// however it is written).
+    pub fn same_dir(net: &OfferedNetwork, dir: &Path) -> bool {
+        match (net.dir.canonicalize(), dir.canonicalize()) {
+            (Ok(a), Ok(b)) => a == b,
+            _ => net.dir == dir,
+        }
+    }
+
+    fn has(&self, name: &str) -> bool {
+        self.networks.iter().any(|n| n.name == name)
+    }
+
+    pub fn networks(&self) -> &[OfferedNetwork] {
+        &self.networks
+    }
+
+    pub fn databases(&self) -> &[OfferedDatabase] {
+        &self.databases
+    }
+
+    /// The offered network called `name` for `game`, if any.
+    pub fn network(&self, name: &str, game: &str, variant: &str) -> Option<&OfferedNetwork> {
+        self.networks
+            .iter()
+            .find(|n| n.name == name && n.game == game && n.variant == variant)
+    }
+
+    /// The offered database folder for `game`'s `variant`, if any.
+    pub fn database_dir(&self, game: &str, variant: &str) -> Option<&Path> {
+        self.databases
+            .iter()
+            .find(|d| d.game == game && d.variant == variant)
+            .map(|d| d.dir.as_path())
+    }
+
+    /// What a caller may name for `game`'s `variant`, in words.
+    fn offered_words(&self, game: &str, variant: &str) -> String {
+        let nets: Vec<String> = self
+            .networks
+            .iter()
+            .filter(|n| n.game == game && n.variant == variant)
+            .map(|n| format!("{NET_KEY}={}", n.name))
+            .collect();
+        let dbs: Vec<String> = self
+            .databases
+            .iter()
+            .filter(|d| d.game == game && d.variant == variant)
+            .map(|d| format!("db={}", d.name))
+            .collect();
+        let all: Vec<String> = nets.into_iter().chain(dbs).collect();
+        if all.is_empty() {
+            "this server offers no network or database for this game".into()
+        } else {
+            format!("offered here: {}", all.join(", "))
+        }
+    }
+
+    /// Turns a caller's spec for `game`'s `variant` into one ready to
+    /// build: `net=NAME` becomes the offered network's `checkpoint`,
+    /// `db=NAME` the offered database's folder. A spec that names a file
+    /// itself, an offer that does not exist or belongs to another game, or
+    /// an over-long spec is refused, and nothing of the file system is
+    /// touched for it.
+    pub fn resolve(&self, spec: &str, game: &str, variant: &str) -> Result<Resolved, NotOffered> {
+        if spec.chars().count() > MAX_SPEC_CHARS {
+            return Err(NotOffered(format!(
+                "the opponent spec is {} characters long; at most {MAX_SPEC_CHARS} are accepted",
+                spec.chars().count()
+            )));
+        }
+        // No player option but a file's takes a path, and those are
+        // refused below: a separator anywhere is a path, refused without
+        // echoing it (the parser's errors would quote it back).
+        if spec.contains(['/', '\\']) {
+            return Err(NotOffered(format!(
+                "a player spec in a request may not contain `/` or `\\`: networks and \
+                 databases are named by what the server offers; {}",
+                self.offered_words(game, variant)
+            )));
+        }
+        // A spec that does not parse is the player parser's to explain.
+        let Ok(mut parsed) = spec.parse::<PlayerSpec>() else {
+            return Ok(Resolved {
+                spec: spec.to_string(),
+                opens_files: false,
+            });
+        };
+        // The arena's network players (`net-mcts`, `net-policy`) need a
+        // network: on the web that is an offered one, never a folder.
+        if parsed.name.starts_with("net-")
+            && !parsed
+                .options
+                .iter()
+                .any(|(k, _)| k == NET_KEY || k == "checkpoint")
+        {
+            return Err(NotOffered(format!(
+                "`{}` plays with a network: name one the server offers with `{NET_KEY}=NAME`; {}",
+                parsed.name,
+                self.offered_words(game, variant)
+            )));
+        }
+        let mut opens_files = false;
+        for (key, value) in parsed.options.iter_mut() {
+            if key == NET_KEY {
+                let Some(net) = self.network(value, game, variant) else {
+                    return Err(NotOffered(format!(
+                        "no network `{}` is offered for {game} {variant}; {}",
+                        crate::util::excerpt(value),
+                        self.offered_words(game, variant)
+                    )));
+                };
+                *key = "checkpoint".into();
+                *value = net.dir.display().to_string();
+                opens_files = true;
+            } else if key == "db" {
+                let Some(db) = self
+                    .databases
+                    .iter()
+                    .find(|d| d.name == *value && d.game == game && d.variant == variant)
+                else {
+                    return Err(NotOffered(format!(
+                        "no database `{}` is offered for {game} {variant}; {}",
+                        crate::util::excerpt(value),
+                        self.offered_words(game, variant)
+                    )));
+                };
+                *value = db.dir.display().to_string();
+                opens_files = true;
+            } else if FILE_KEYS.contains(&key.as_str()) {
+                return Err(NotOffered(format!(
+                    "option `{key}` names a file, which a request may not do: name an offered \
+                     network with `{NET_KEY}=NAME` instead; {}",
+                    self.offered_words(game, variant)
+                )));
+            }
+        }
+        Ok(Resolved {
+            spec: parsed.to_string(),
+            opens_files,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn offers() -> Offers {
+        let mut o = Offers::default();
+        o.networks.push(OfferedNetwork {
+            name: "six".into(),
+            game: "morris".into(),
+            variant: "six".into(),
+            dir: "/srv/nets/six".into(),
+        });
+        o.add_database("six", "morris", "six", Path::new("/srv/db/six"))
+            .unwrap();
+        o
+    }
+
+    #[test]
+    fn names_become_paths_and_paths_are_refused() {
+        let o = offers();
+        let r = o
+            .resolve("net-mcts:net=six,sims=300", "morris", "six")
+            .unwrap();
+        assert_eq!(r.spec, "net-mcts:checkpoint=/srv/nets/six,sims=300");
+        assert!(r.opens_files);
+        let r = o.resolve("perfect:db=six", "morris", "six").unwrap();
+        assert_eq!(r.spec, "perfect:db=/srv/db/six");
+        for bad in [
+            "net-mcts:checkpoint=/srv/nets/six",
+            "net-mcts:checkpoint=../../etc",
+            "perfect:db=/etc",
+            "perfect:db=../six",
+            "net-mcts:net=/srv/nets/six",
+            "net-mcts:net=six%2F..",
+        ] {
+            let e = o.resolve(bad, "morris", "six").unwrap_err().to_string();
+            assert!(!e.contains("/srv"), "{bad}: {e}");
+            assert!(!e.contains("/etc"), "{bad}: {e}");
+            assert!(e.contains("net=six") && e.contains("db=six"), "{bad}: {e}");
+        }
+        // An offer of another game or variant is no offer here.
+        let e = o.resolve("net-mcts:net=six", "morris", "nine").unwrap_err();
+        assert!(o.resolve("cmd:/bin/sh", "morris", "six").is_err());
+        assert!(e.to_string().contains("no network `six`"), "{e}");
+        let long = format!("alphabeta:depth=2{}", ",x=1".repeat(200));
+        assert!(o.resolve(&long, "yinsh", "standard").is_err());
+    }
+
+    #[test]
+    fn offer_names_are_plain() {
+        let mut o = Offers::default();
+        for bad in ["", "a/b", "x y", "a=b", "c:\\d"] {
+            assert!(
+                matches!(
+                    o.add_database(bad, "morris", "six", Path::new("d")),
+                    Err(OfferError::BadName(_))
+                ),
+                "{bad}"
+            );
+        }
+    }
+}
