@@ -338,7 +338,7 @@ pub fn resolve(path: &Path) -> Result<PathBuf, CheckpointError> {
             path: path.to_path_buf(),
         });
     }
-    let text = fs::read_to_string(&pointer).map_err(io(&pointer))?;
+    let text = read_pointer(&pointer).map_err(io(&pointer))?;
     let g: u64 = text.trim().parse().map_err(|_| CheckpointError::BadMeta {
         path: pointer.clone(),
         msg: format!(
@@ -420,10 +420,19 @@ pub fn load_evaluator<G: Game>(
     )?)
 }
 
+/// The start of a `best` pointer: a generation number is a few bytes, and
+/// a path that names some large file by mistake must not be read whole.
+fn read_pointer(p: &Path) -> std::io::Result<String> {
+    use std::io::Read;
+    let mut head = Vec::new();
+    fs::File::open(p)?.take(64).read_to_end(&mut head)?;
+    Ok(String::from_utf8_lossy(&head).into_owned())
+}
+
 /// The promoted generation recorded in `<checkpoints>/best`, if any.
 pub fn read_best(checkpoints: &Path) -> Result<Option<u64>, CheckpointError> {
     let p = checkpoints.join("best");
-    match fs::read_to_string(&p) {
+    match read_pointer(&p) {
         Ok(s) => s
             .trim()
             .parse()

@@ -335,6 +335,6 @@ fn the_pretrain_command_begins_a_run_that_train_continues() {
     serve.wait().unwrap();
     assert_eq!(
         line.as_deref(),
-        Some("default opponent: net-mcts:checkpoint=checkpoints/best")
+        Some("default opponent: net-mcts:net=shipped")
     );
 }

@@ -101,7 +101,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         eprintln!("offered: net={name} ({arg})");
     }
     let mut player = args.player.clone().unwrap_or_else(|| {
-        if offers.network("shipped", "yinsh", "standard").is_some() {
+        if offers.network("shipped", "yinsh").is_some() {
             SHIPPED.into()
         } else {
             "mcts-rollout:playouts=2000".into()

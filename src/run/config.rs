@@ -277,14 +277,15 @@ fn toml_message(text: &str, e: &toml::de::Error) -> String {
     let before = text.get(..start).unwrap_or("");
     let line = before.matches('\n').count() + 1;
     let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-    let near = text.get(start..).unwrap_or("");
-    let near = near.split('\n').next().unwrap_or("");
+    // The whole offending line, so that the key is in the excerpt.
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    let near = text[line_start..].split('\n').next().unwrap_or("");
     if near.trim().is_empty() {
         format!("line {line}, column {column}: {what}")
     } else {
         format!(
-            "line {line}, column {column}: {what} (at `{}`)",
-            crate::util::excerpt(near)
+            "line {line}, column {column}: {what} (in `{}`)",
+            crate::util::excerpt::clip(near, 40)
         )
     }
 }

@@ -172,15 +172,13 @@ impl PageGame {
         offers: &Offers,
     ) -> Result<PageGame, GameError> {
         let start = Position::with_variant(Variant::blitz_if(options.blitz));
-        // A YINSH player plays either variant ([`parse_player`] builds it
-        // for the standard game), so a standard network is offered for both.
         let seat = EngineSeat::new(
             options.human,
             &options.opponent,
             options.seed,
             &start,
             offers,
-            (Yinsh::NAME, "standard"),
+            (Yinsh::NAME, start.variant().name()),
             |spec| bounded_spec(spec, max_think),
             Box::new(parse_player),
         )?;

@@ -15,6 +15,7 @@ use super::seat::EngineSeat;
 use super::seated::{SeatedGame, SeatedRules, SeatedView, TurnView, deref_to_seated};
 use crate::arena::{PlayerSpec, parse_game_player, players_of};
 use crate::game::{Color, Game, GameResult, State};
+use crate::morris::db::Database;
 use crate::morris::{Action, Morris, Position, Square, Variant, geometry};
 
 /// What a new Morris game is made of.
@@ -143,6 +144,23 @@ impl MorrisGame {
     ) -> Result<MorrisGame, GameError> {
         let game = Morris::new(options.variant);
         let start = Position::start(options.variant);
+        // `perfect` without a solved database is the caller's to fix (by
+        // solving one), so it is told how, without the folder's path.
+        let wants_perfect = options
+            .opponent
+            .parse::<PlayerSpec>()
+            .is_ok_and(|s| s.name == "perfect" && s.get("db").is_none());
+        if wants_perfect {
+            let dir = db_dir.map_or_else(|| Database::default_dir(game.rules), Path::to_path_buf);
+            let solved = Database::open(&dir, game.rules).is_ok_and(|db| db.layers().count() > 0);
+            if !solved {
+                return Err(GameError::BadRequest(format!(
+                    "this server has no {} database yet: run `yinsh-zero solve --variant {}`",
+                    title(game.rules),
+                    game.rules.name()
+                )));
+            }
+        }
         let db_dir = db_dir.map(Path::to_path_buf);
         let seat = EngineSeat::new(
             options.human,

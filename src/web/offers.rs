@@ -215,11 +215,13 @@ impl Offers {
         &self.databases
     }
 
-    /// The offered network called `name` for `game`, if any.
-    pub fn network(&self, name: &str, game: &str, variant: &str) -> Option<&OfferedNetwork> {
+    /// The offered network called `name` for `game`, if any. A network
+    /// plays every variant of its game (the variant is part of what it
+    /// sees), so only the game must match.
+    pub fn network(&self, name: &str, game: &str) -> Option<&OfferedNetwork> {
         self.networks
             .iter()
-            .find(|n| n.name == name && n.game == game && n.variant == variant)
+            .find(|n| n.name == name && n.game == game)
     }
 
     /// The offered database folder for `game`'s `variant`, if any.
@@ -235,7 +237,7 @@ impl Offers {
         let nets: Vec<String> = self
             .networks
             .iter()
-            .filter(|n| n.game == game && n.variant == variant)
+            .filter(|n| n.game == game)
             .map(|n| format!("{NET_KEY}={}", n.name))
             .collect();
         let dbs: Vec<String> = self
@@ -299,9 +301,9 @@ impl Offers {
         let mut opens_files = false;
         for (key, value) in parsed.options.iter_mut() {
             if key == NET_KEY {
-                let Some(net) = self.network(value, game, variant) else {
+                let Some(net) = self.network(value, game) else {
                     return Err(NotOffered(format!(
-                        "no network `{}` is offered for {game} {variant}; {}",
+                        "no network `{}` is offered for {game}; {}",
                         crate::util::excerpt(value),
                         self.offered_words(game, variant)
                     )));
@@ -378,10 +380,13 @@ mod tests {
             assert!(!e.contains("/etc"), "{bad}: {e}");
             assert!(e.contains("net=six") && e.contains("db=six"), "{bad}: {e}");
         }
-        // An offer of another game or variant is no offer here.
-        let e = o.resolve("net-mcts:net=six", "morris", "nine").unwrap_err();
-        assert!(o.resolve("cmd:/bin/sh", "morris", "six").is_err());
+        // A network plays every variant of its game; another game's network
+        // and another variant's database are no offers here.
+        assert!(o.resolve("net-mcts:net=six", "morris", "nine").is_ok());
+        let e = o.resolve("net-mcts:net=six", "grid", "9x9").unwrap_err();
         assert!(e.to_string().contains("no network `six`"), "{e}");
+        assert!(o.resolve("perfect:db=six", "morris", "nine").is_err());
+        assert!(o.resolve("cmd:/bin/sh", "morris", "six").is_err());
         let long = format!("alphabeta:depth=2{}", ",x=1".repeat(200));
         assert!(o.resolve(&long, "yinsh", "standard").is_err());
     }
