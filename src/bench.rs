@@ -11,8 +11,8 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use serde::Serialize;
 
+use crate::games::yinsh::{ActionList, Decision, Position};
 use crate::util::sub_seed;
-use crate::yinsh::{ActionList, Decision, Position};
 
 /// What [`bench_engine`] measured.
 #[derive(Clone, Debug, PartialEq, Serialize)]

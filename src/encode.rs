@@ -49,7 +49,7 @@ pub fn legal_mask<G: Game>(game: &G, state: &G::State) -> Vec<bool> {
 /// ```
 /// use yinsh_zero::encode::masked_softmax;
 /// use yinsh_zero::game::{Game, State};
-/// use yinsh_zero::yinsh::Yinsh;
+/// use yinsh_zero::games::yinsh::Yinsh;
 ///
 /// let game = Yinsh::standard();
 /// let space = game.net_shape().action_space();

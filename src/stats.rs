@@ -8,7 +8,7 @@
 //!
 //! ```
 //! use yinsh_zero::stats::random_game_stats;
-//! use yinsh_zero::yinsh::Variant;
+//! use yinsh_zero::games::yinsh::Variant;
 //!
 //! let s = random_game_stats(20, 1, Variant::STANDARD);
 //! assert_eq!(s.games, 20);
@@ -25,9 +25,9 @@ use rand::{Rng, SeedableRng};
 use rayon::prelude::*;
 use serde::Serialize;
 
+use crate::games::yinsh::position::MAX_ACTIONS;
+use crate::games::yinsh::{Action, ActionList, Color, Decision, EndReason, Position, Variant};
 use crate::util::sub_seed;
-use crate::yinsh::position::MAX_ACTIONS;
-use crate::yinsh::{Action, ActionList, Color, Decision, EndReason, Position, Variant};
 
 /// A count and its share of all games.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]

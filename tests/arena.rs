@@ -9,8 +9,8 @@ use yinsh_zero::arena::{
     ArenaConfig, ArenaGame, Openings, PairResults, Player, Sprt, Verdict, fit_games,
     new_history_file, parse_player, read_history, run_arena, write_history,
 };
-use yinsh_zero::yinsh::notation::parse_game;
-use yinsh_zero::yinsh::{Action, Position, Yinsh};
+use yinsh_zero::games::yinsh::notation::parse_game;
+use yinsh_zero::games::yinsh::{Action, Position, Yinsh};
 
 fn internal(spec: &str, seed: u64) -> Result<Box<dyn Player<Position>>, String> {
     parse_player(spec, seed).map_err(|e| e.to_string())

@@ -11,9 +11,9 @@ use common::cli::{failed, succeeded, yz};
 use yinsh_zero::checkpoint::{self, CheckpointMeta};
 use yinsh_zero::evaluator::Evaluator;
 use yinsh_zero::game::Game;
+use yinsh_zero::games::yinsh::Yinsh;
 use yinsh_zero::nn::{BackendKind, bench::sample_positions, default_device};
 use yinsh_zero::run::config::ModelSection;
-use yinsh_zero::yinsh::Yinsh;
 
 const GAME: Yinsh = Yinsh::standard();
 

@@ -7,12 +7,12 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use std::sync::Mutex;
 use yinsh_zero::game::{Game, State};
-use yinsh_zero::grid::Grid;
+use yinsh_zero::games::grid::Grid;
+use yinsh_zero::games::yinsh::Yinsh;
 use yinsh_zero::nn::{Model, ModelConfig, default_device};
 use yinsh_zero::replay::window::{ValueTarget, WindowSample};
 use yinsh_zero::train::config::{OptimizerKind, TrainConfig};
 use yinsh_zero::train::{Batch, StepMetrics, Trainer};
-use yinsh_zero::yinsh::Yinsh;
 
 /// `n` positions from random games, with random policy targets over their
 /// legal actions, random results and the game's margins.

@@ -17,9 +17,9 @@ use std::time::Duration;
 
 use common::cli::{BIN, succeeded, yz};
 use common::s3::{Kind, S3Server, TestS3, start};
+use yinsh_zero::games::yinsh::Yinsh;
 use yinsh_zero::replay::record;
 use yinsh_zero::store::Store;
-use yinsh_zero::yinsh::Yinsh;
 
 /// configs/tiny.toml for a trainer fed by workers: every candidate is
 /// promoted (so workers must switch networks), small batches, quick polls.

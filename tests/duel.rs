@@ -8,8 +8,8 @@ use yinsh_zero::arena::{
     ArenaConfig, ArenaGame, DuelSettings, Player, SearchPlayer, Sprt, run_arena, run_duel,
 };
 use yinsh_zero::evaluator::{Evaluation, Evaluator, UniformEvaluator};
+use yinsh_zero::games::yinsh::{Position, Yinsh};
 use yinsh_zero::mcts::SearchConfig;
-use yinsh_zero::yinsh::{Position, Yinsh};
 
 /// A deterministic evaluator with opinions (removed rings, markers, and a
 /// bias to low action indices), so that its searches differ from the

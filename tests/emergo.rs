@@ -15,12 +15,12 @@ use emergo_reference::{Ref, Turn};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use yinsh_zero::arena::{parse_game_player, play_game, players_of};
-use yinsh_zero::emergo::{
+use yinsh_zero::game::perft::perft;
+use yinsh_zero::game::{Color, Game, GameResult, State};
+use yinsh_zero::games::emergo::{
     Action, Blocked, Dir, Emergo, NO_PROGRESS_LIMIT, Parts, Position, Square, TURN_LIMIT, Unit,
     Variant,
 };
-use yinsh_zero::game::perft::perft;
-use yinsh_zero::game::{Color, Game, GameResult, State};
 
 // ---------------------------------------------------------------------------
 // Helpers.

@@ -14,8 +14,8 @@ use common::tictactoe::TicTacToe;
 use serde_json::Value;
 use yinsh_zero::arena::{PlayError, RandomPlayer, play_game};
 use yinsh_zero::engine::{ExternalConfig, ExternalPlayer};
-use yinsh_zero::yinsh::notation::parse_game;
-use yinsh_zero::yinsh::{Position, Yinsh};
+use yinsh_zero::games::yinsh::notation::parse_game;
+use yinsh_zero::games::yinsh::{Position, Yinsh};
 
 /// Runs `yinsh-zero engine <args>`, feeds it `script` and returns the lines
 /// it printed; the engine must exit cleanly.

@@ -10,10 +10,10 @@ use common::cli::{failed, succeeded, yz};
 use yinsh_zero::checkpoint::{self, CHECKPOINT_VERSION, CheckpointMeta};
 use yinsh_zero::evaluator::Evaluator;
 use yinsh_zero::game::Game;
+use yinsh_zero::games::yinsh::Yinsh;
 use yinsh_zero::nn::export::{Manifest, load_safetensors, manifest_path};
 use yinsh_zero::nn::{InferenceOptions, NetEvaluator, bench::sample_positions, default_device};
 use yinsh_zero::run::config::ModelSection;
-use yinsh_zero::yinsh::Yinsh;
 
 const GAME: Yinsh = Yinsh::standard();
 const BLITZ: Yinsh = Yinsh::blitz();
@@ -193,7 +193,7 @@ fn trained_checkpoint(root: &std::path::Path, shape: &ModelSection) -> std::path
 fn an_onnx_export_runs_in_onnxruntime_like_the_checkpoint() {
     use burn::tensor::{Tensor, TensorData};
     use yinsh_zero::encode::encode_batch;
-    use yinsh_zero::yinsh::encode::INPUT_PLANES;
+    use yinsh_zero::games::yinsh::encode::INPUT_PLANES;
 
     let tmp = tempfile::tempdir().unwrap();
     let shape = ModelSection {

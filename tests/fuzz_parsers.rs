@@ -3,9 +3,9 @@
 //! duplicated or swapped.
 
 use proptest::prelude::*;
-use yinsh_zero::yinsh::notation::{format_game, parse_action, parse_game, parse_turn};
-use yinsh_zero::yinsh::sgf::parse_sgf;
-use yinsh_zero::yinsh::{Action, Position};
+use yinsh_zero::games::yinsh::notation::{format_game, parse_action, parse_game, parse_turn};
+use yinsh_zero::games::yinsh::sgf::parse_sgf;
+use yinsh_zero::games::yinsh::{Action, Position};
 
 const DRMIH: &str = include_str!("data/Y-DrMih-Dumbot-2026-02-20-0858.sgf");
 const PHIULBRICH: &str = include_str!("data/Y-phiulbrich-BestBot-2026-03-21-2221.sgf");

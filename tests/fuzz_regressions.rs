@@ -2,10 +2,10 @@
 //! crashing a parser, kept as they were found: each must now be refused
 //! with an error that names what is wrong.
 
-use yinsh_zero::emergo::Emergo;
 use yinsh_zero::engine::{Engine, read_go_line, serve};
 use yinsh_zero::game::Game;
-use yinsh_zero::grid::Grid;
+use yinsh_zero::games::emergo::Emergo;
+use yinsh_zero::games::grid::Grid;
 
 /// A grid square far off the board (`c35`): `row * side` overflowed a
 /// `u8` while the square was being checked against the board (a
@@ -104,9 +104,9 @@ fn config_waits_too_long_for_a_duration_are_refused() {
 #[test]
 fn record_with_a_huge_string_length_is_refused() {
     use std::path::Path;
-    use yinsh_zero::morris::Morris;
+    use yinsh_zero::games::morris::Morris;
+    use yinsh_zero::games::yinsh::Yinsh;
     use yinsh_zero::replay::record::decode;
-    use yinsh_zero::yinsh::Yinsh;
     let found = include_bytes!("data/fuzz/record-v2-string-length-6e18.bin");
     // The same damage made by hand, in each format: a string length of
     // 2^62 (varint marker 0xfd, then eight bytes).
@@ -143,7 +143,7 @@ fn record_with_a_huge_string_length_is_refused() {
 /// the ply count at its first decision.
 #[test]
 fn morris_position_at_the_last_ply_is_refused() {
-    use yinsh_zero::morris::Morris;
+    use yinsh_zero::games::morris::Morris;
     let found = b"TJ\x00\x00\xa2\x11\x00\x00\x00\x00\x01\x00\xff\xff\xff\xff\x08\x00\x01";
     let mut named = false;
     for variant in Morris::VARIANTS {
@@ -159,7 +159,7 @@ fn morris_position_at_the_last_ply_is_refused() {
 /// took a 52nd marker and underflowed the pool's count.
 #[test]
 fn yinsh_position_with_an_empty_pool_and_a_ring_to_move_is_refused() {
-    use yinsh_zero::yinsh::Yinsh;
+    use yinsh_zero::games::yinsh::Yinsh;
     let found = include_bytes!("data/fuzz/yinsh-position-empty-pool-ring-move.bin");
     let mut said = Vec::new();
     for variant in Yinsh::VARIANTS {

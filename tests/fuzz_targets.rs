@@ -27,12 +27,12 @@ use serde::Serialize;
 
 use fuzz::{PeakAlloc, Target, run};
 use yinsh_zero::arena::GamePlayers;
-use yinsh_zero::emergo::Emergo;
 use yinsh_zero::game::{Game, State};
-use yinsh_zero::grid::Grid;
-use yinsh_zero::morris::{Morris, Variant as MorrisVariant};
+use yinsh_zero::games::emergo::Emergo;
+use yinsh_zero::games::grid::Grid;
+use yinsh_zero::games::morris::{Morris, Variant as MorrisVariant};
+use yinsh_zero::games::yinsh::Yinsh;
 use yinsh_zero::replay::record::{self, RecordFile, RecordMeta, Sample};
-use yinsh_zero::yinsh::Yinsh;
 
 #[global_allocator]
 static ALLOC: PeakAlloc = PeakAlloc;
@@ -505,8 +505,8 @@ fn run_config() {
 
 #[test]
 fn morris_db_files() {
-    use yinsh_zero::morris::address::{LayerIndex, layers};
-    use yinsh_zero::morris::db::{LayerValues, decode, encode};
+    use yinsh_zero::games::morris::address::{LayerIndex, layers};
+    use yinsh_zero::games::morris::db::{LayerValues, decode, encode};
     let mut rng = SmallRng::seed_from_u64(32);
     // Small layers of each variant, with random values.
     let mut known = Vec::new();
@@ -588,8 +588,8 @@ fn morris_db_files() {
 
 #[test]
 fn sgf_records() {
-    use yinsh_zero::yinsh::Position;
-    use yinsh_zero::yinsh::sgf::parse_sgf;
+    use yinsh_zero::games::yinsh::Position;
+    use yinsh_zero::games::yinsh::sgf::parse_sgf;
     let corpus = vec![
         include_bytes!("data/Y-DrMih-Dumbot-2026-02-20-0858.sgf").to_vec(),
         include_bytes!("data/Y-phiulbrich-BestBot-2026-03-21-2221.sgf").to_vec(),
@@ -716,8 +716,8 @@ fn notation_target<G: Game>(name: &'static str, more: Vec<Vec<u8>>, extra: impl 
 
 #[test]
 fn yinsh_notation() {
-    use yinsh_zero::yinsh::Position;
-    use yinsh_zero::yinsh::notation::{format_game, parse_action, parse_game, parse_turn};
+    use yinsh_zero::games::yinsh::Position;
+    use yinsh_zero::games::yinsh::notation::{format_game, parse_action, parse_game, parse_turn};
     let mut rng = SmallRng::seed_from_u64(34);
     let at: Vec<Position> = positions(&variants::<Yinsh>(), &mut rng)
         .into_iter()
@@ -748,7 +748,7 @@ fn yinsh_notation() {
 
 #[test]
 fn morris_notation() {
-    use yinsh_zero::morris::address::{parse_position, position_text};
+    use yinsh_zero::games::morris::address::{parse_position, position_text};
     let mut rng = SmallRng::seed_from_u64(35);
     // Position texts of each variant too (`morris index`).
     let mut texts = Vec::new();
@@ -788,7 +788,7 @@ fn grid_notation() {
 
 #[test]
 fn emergo_notation() {
-    use yinsh_zero::emergo::notation::parse;
+    use yinsh_zero::games::emergo::notation::parse;
     notation_target::<Emergo>("emergo_notation", Vec::new(), |text| match parse(text) {
         Ok(a) => {
             assert_eq!(parse(&a.to_string()), Ok(a), "`{text}` reads as {a}");

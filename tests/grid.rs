@@ -10,8 +10,8 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use yinsh_zero::arena::{parse_game_player, play_game};
 use yinsh_zero::game::{Color, Game, GameResult, State};
-use yinsh_zero::grid::solve::{Solver, Value};
-use yinsh_zero::grid::{Action, Grid, Position};
+use yinsh_zero::games::grid::solve::{Solver, Value};
+use yinsh_zero::games::grid::{Action, Grid, Position};
 
 fn play(g: &Grid, line: &str) -> Position {
     let mut p = g.start();
@@ -65,7 +65,10 @@ fn rules_of_a_game() {
     assert!(!q.is_over());
     assert_eq!(
         q.legal_actions().as_slice(),
-        [Action::Step(yinsh_zero::grid::Square { col: 1, row: 2 })]
+        [Action::Step(yinsh_zero::games::grid::Square {
+            col: 1,
+            row: 2
+        })]
     );
     // A position already over is refused as a set-up.
     let e = Position::from_parts(5, 1 << 1 | 1 << 5 | 1 << 7 | 1 << 11, 6, 4).unwrap_err();

@@ -5,9 +5,9 @@ mod common;
 
 use common::cli::{failed, succeeded, yz};
 use serde_json::Value;
-use yinsh_zero::arena::grid_grade::{GridGradeOptions, grade};
 use yinsh_zero::arena::parse_game_player;
-use yinsh_zero::grid::Grid;
+use yinsh_zero::games::grid::Grid;
+use yinsh_zero::games::grid::grade::{GridGradeOptions, grade};
 
 fn options() -> GridGradeOptions {
     GridGradeOptions {

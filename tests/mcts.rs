@@ -6,8 +6,8 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use yinsh_zero::evaluator::{Evaluation, Evaluator, UniformEvaluator};
 use yinsh_zero::game::State;
+use yinsh_zero::games::yinsh::{Action, Color, Decision, Position};
 use yinsh_zero::mcts::{Leaf, Search, SearchConfig, SearchError, SearchResult, search};
-use yinsh_zero::yinsh::{Action, Color, Decision, Position};
 
 /// Counts the positions it is asked about.
 #[derive(Default)]
@@ -602,8 +602,13 @@ fn bench_search_uniform() {
             gumbel,
             ..SearchConfig::default()
         };
-        let b =
-            yinsh_zero::mcts::bench_search(&yinsh_zero::yinsh::Position::new(), 5.0, &cfg, 32, 1);
+        let b = yinsh_zero::mcts::bench_search(
+            &yinsh_zero::games::yinsh::Position::new(),
+            5.0,
+            &cfg,
+            32,
+            1,
+        );
         println!("{}", serde_json::to_string(&b).unwrap());
         assert!(b.simulations > 0);
     }

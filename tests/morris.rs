@@ -9,7 +9,7 @@ use rand::{Rng, SeedableRng};
 use yinsh_zero::arena::{parse_game_player, play_game, players_of};
 use yinsh_zero::game::perft::perft;
 use yinsh_zero::game::{Color, Game, GameResult, State};
-use yinsh_zero::morris::{Action, Morris, NO_PROGRESS_LIMIT, Parts, Position, Variant};
+use yinsh_zero::games::morris::{Action, Morris, NO_PROGRESS_LIMIT, Parts, Position, Variant};
 
 // ---------------------------------------------------------------------------
 // An independent rules implementation: points by name, lines as drawn.
@@ -407,7 +407,10 @@ fn mills_removals_and_endings() {
     let mut p = play_line(Variant::Six, "a1");
     let before = p.clone();
     let err = p
-        .play(Action::Place(yinsh_zero::morris::Square { col: 0, row: 0 }))
+        .play(Action::Place(yinsh_zero::games::morris::Square {
+            col: 0,
+            row: 0,
+        }))
         .unwrap_err();
     assert!(err.reason.contains("occupied"), "{err}");
     assert_eq!(p, before);

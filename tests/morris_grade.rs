@@ -7,11 +7,11 @@ use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
 use common::cli::{failed, succeeded, yz};
-use yinsh_zero::arena::morris_grade::{GradeOptions, Tally, grade};
 use yinsh_zero::arena::parse_game_player;
-use yinsh_zero::morris::db::Database;
-use yinsh_zero::morris::solve::{SolveOptions, solve};
-use yinsh_zero::morris::{Morris, Variant};
+use yinsh_zero::games::morris::db::Database;
+use yinsh_zero::games::morris::grade::{GradeOptions, Tally, grade};
+use yinsh_zero::games::morris::solve::{SolveOptions, solve};
+use yinsh_zero::games::morris::{Morris, Variant};
 
 fn solved(variant: Variant, max_stones: Option<u8>) -> tempfile::TempDir {
     let d = tempfile::tempdir().unwrap();

@@ -14,13 +14,13 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use yinsh_zero::arena::{RandomPlayer, parse_game_player, play_game};
 use yinsh_zero::game::{Color, GameResult, State};
-use yinsh_zero::morris::address::{
+use yinsh_zero::games::morris::address::{
     Layer, LayerIndex, Numbering, canonical, layer_size, locate, parse_position, position_text,
     state_text,
 };
-use yinsh_zero::morris::db::{Database, DbError, Outcome, Value, read_layer};
-use yinsh_zero::morris::solve::{SolveOptions, layers_to_solve, solve};
-use yinsh_zero::morris::{Morris, Parts, Position, Variant};
+use yinsh_zero::games::morris::db::{Database, DbError, Outcome, Value, read_layer};
+use yinsh_zero::games::morris::solve::{SolveOptions, layers_to_solve, solve};
+use yinsh_zero::games::morris::{Morris, Parts, Position, Variant};
 
 fn solve_into(dir: &Path, variant: Variant, max: Option<u8>) -> Vec<(Layer, bool, Option<String>)> {
     let opts = SolveOptions {

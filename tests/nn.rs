@@ -7,16 +7,16 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use yinsh_zero::encode::{encode_batch, legal_indices, legal_mask, masked_softmax};
 use yinsh_zero::game::Game;
-use yinsh_zero::yinsh::Yinsh;
-use yinsh_zero::yinsh::encode::{INPUT_PLANES, INPUT_SIZE, encode, planes};
+use yinsh_zero::games::yinsh::Yinsh;
+use yinsh_zero::games::yinsh::encode::{INPUT_PLANES, INPUT_SIZE, encode, planes};
 
 const GAME: Yinsh = Yinsh::standard();
 use yinsh_zero::evaluator::Evaluator;
+use yinsh_zero::games::yinsh::{ACTION_SPACE, Action, Color, Decision, Point, Position};
 use yinsh_zero::nn::{
     BackendKind, BenchOptions, InferenceOptions, Model, ModelConfig, NetEvaluator, NnError,
     bench::sample_positions, bench_nn, default_device, load_weights, save_weights,
 };
-use yinsh_zero::yinsh::{ACTION_SPACE, Action, Color, Decision, Point, Position};
 
 const CELLS: usize = 121;
 

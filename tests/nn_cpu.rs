@@ -12,12 +12,12 @@ use rand::{Rng, SeedableRng};
 use common::tictactoe::TicTacToe;
 use yinsh_zero::evaluator::Evaluator;
 use yinsh_zero::game::{Game, State};
+use yinsh_zero::games::yinsh::Yinsh;
 use yinsh_zero::nn::bench::sample_positions;
 use yinsh_zero::nn::{CpuNet, InferenceOptions, Model, ModelConfig, NetEvaluator, default_device};
 use yinsh_zero::replay::window::{ValueTarget, WindowSample};
 use yinsh_zero::train::config::TrainConfig;
 use yinsh_zero::train::{Batch, Trainer};
-use yinsh_zero::yinsh::Yinsh;
 
 /// A `blocks x channels` network for `game` after `steps` gradient steps on
 /// random-play positions with uniform policy targets and random outcomes.

@@ -6,13 +6,13 @@
 
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
-use yinsh_zero::emergo::{Emergo, Variant as EmergoVariant};
 use yinsh_zero::evaluator::{Evaluation, Evaluator, SymmetryAverage};
 use yinsh_zero::game::{Game, State};
-use yinsh_zero::grid::Grid;
-use yinsh_zero::morris::{Morris, Variant as MorrisVariant};
+use yinsh_zero::games::emergo::{Emergo, Variant as EmergoVariant};
+use yinsh_zero::games::grid::Grid;
+use yinsh_zero::games::morris::{Morris, Variant as MorrisVariant};
+use yinsh_zero::games::yinsh::Yinsh;
 use yinsh_zero::nn::{InferenceOptions, ModelConfig, NetEvaluator, default_device};
-use yinsh_zero::yinsh::Yinsh;
 
 fn small_net<G: Game>(game: &G) -> NetEvaluator<G> {
     let device = default_device();

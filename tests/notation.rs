@@ -4,10 +4,10 @@
 use rand::rngs::SmallRng;
 use rand::seq::IndexedRandom;
 use rand::{Rng, SeedableRng};
-use yinsh_zero::yinsh::notation::{
+use yinsh_zero::games::yinsh::notation::{
     NotationError, format_game, format_turns, parse_action, parse_game, parse_turn,
 };
-use yinsh_zero::yinsh::{Action, Color, Decision, Position};
+use yinsh_zero::games::yinsh::{Action, Color, Decision, Position};
 
 /// Ten placements used by the removal examples: white rings on g9, g5, i4,
 /// i8, e10 and black rings on g6, k10, d1, b7, k7.
@@ -26,7 +26,7 @@ fn play_script(start: &Position, script: &str) -> Position {
     pos
 }
 
-fn p(s: &str) -> yinsh_zero::yinsh::Point {
+fn p(s: &str) -> yinsh_zero::games::yinsh::Point {
     s.parse().unwrap()
 }
 

@@ -10,7 +10,7 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use reference::{Cell, Game, Phase, Side};
 use yinsh_zero::game::perft::{perft, perft_divide, perft_parallel};
-use yinsh_zero::yinsh::{Action, Color, Decision, Point, Position};
+use yinsh_zero::games::yinsh::{Action, Color, Decision, Point, Position};
 
 fn side(c: Color) -> Side {
     match c {
@@ -343,7 +343,7 @@ fn a_walled_in_player_passes_in_both_implementations() {
         pieces,
         [0, 0],
         Color::White,
-        yinsh_zero::yinsh::Variant::STANDARD,
+        yinsh_zero::games::yinsh::Variant::STANDARD,
     )
     .unwrap();
     let cells: Vec<(i32, i32, Cell)> = Point::all()

@@ -5,8 +5,8 @@ use std::collections::HashSet;
 use yinsh_zero::arena::{
     MatchConfig, PlayError, Player, RandomPlayer, parse_player, play_game, play_match,
 };
+use yinsh_zero::games::yinsh::{Action, Decision, Position, Variant, Yinsh};
 use yinsh_zero::util::sub_seed;
-use yinsh_zero::yinsh::{Action, Decision, Position, Variant, Yinsh};
 
 /// Wraps a player, checks every choice with `is_legal` before the game sees
 /// it, and notes which kinds of decision it was asked.

@@ -1,7 +1,7 @@
 //! One test per rule of ../shared/docs/yinsh-rules.md that random play
 //! rarely exercises, on hand-built positions.
 
-use yinsh_zero::yinsh::{
+use yinsh_zero::games::yinsh::{
     Action, Axis, Color, Decision, EndReason, Point, Position, SetupError, Variant,
 };
 

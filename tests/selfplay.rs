@@ -6,10 +6,10 @@ use std::path::Path;
 
 use yinsh_zero::evaluator::UniformEvaluator;
 use yinsh_zero::game::{Game, State};
+use yinsh_zero::games::yinsh::Yinsh;
 use yinsh_zero::mcts::SearchConfig;
 use yinsh_zero::replay::record;
 use yinsh_zero::selfplay::{self, Progress, SelfPlayConfig};
-use yinsh_zero::yinsh::Yinsh;
 
 const BLITZ: Yinsh = Yinsh::blitz();
 
@@ -172,7 +172,7 @@ fn play_with<E, F>(
     make: F,
 ) -> selfplay::SelfPlaySummary
 where
-    E: yinsh_zero::evaluator::Evaluator<yinsh_zero::yinsh::Position>,
+    E: yinsh_zero::evaluator::Evaluator<yinsh_zero::games::yinsh::Position>,
     F: Fn(usize) -> Result<E, String> + Sync,
 {
     let search = SearchConfig {
@@ -345,8 +345,11 @@ fn morris_games(
     dir: &Path,
     side_games: f32,
     games: u64,
-) -> (selfplay::SelfPlaySummary, Vec<yinsh_zero::morris::Position>) {
-    let game = yinsh_zero::morris::Morris::new(yinsh_zero::morris::Variant::Six);
+) -> (
+    selfplay::SelfPlaySummary,
+    Vec<yinsh_zero::games::morris::Position>,
+) {
+    let game = yinsh_zero::games::morris::Morris::new(yinsh_zero::games::morris::Variant::Six);
     let cfg = SelfPlayConfig {
         workers: 1,
         games_in_flight: 2,
@@ -387,7 +390,7 @@ fn morris_games(
 
 #[test]
 fn side_games_start_where_an_earlier_game_could_have_gone() {
-    let game = yinsh_zero::morris::Morris::new(yinsh_zero::morris::Variant::Six);
+    let game = yinsh_zero::games::morris::Morris::new(yinsh_zero::games::morris::Variant::Six);
     let start = game.start();
 
     let dir = tempfile::tempdir().unwrap();

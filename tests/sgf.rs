@@ -6,9 +6,9 @@ mod common;
 use std::path::Path;
 
 use common::cli::{failed, succeeded, yz, yz_in};
-use yinsh_zero::yinsh::notation::{format_game, parse_game};
-use yinsh_zero::yinsh::sgf::{SgfError, parse_sgf};
-use yinsh_zero::yinsh::{Action, Color, Position};
+use yinsh_zero::games::yinsh::notation::{format_game, parse_game};
+use yinsh_zero::games::yinsh::sgf::{SgfError, parse_sgf};
+use yinsh_zero::games::yinsh::{Action, Color, Position};
 
 const DRMIH: &str = "tests/data/Y-DrMih-Dumbot-2026-02-20-0858.sgf";
 const PHIULBRICH: &str = "tests/data/Y-phiulbrich-BestBot-2026-03-21-2221.sgf";

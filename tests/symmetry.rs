@@ -5,8 +5,8 @@ use std::collections::{BTreeSet, HashSet};
 
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
-use yinsh_zero::yinsh::symmetry::Symmetry;
-use yinsh_zero::yinsh::{ACTION_SPACE, Action, Decision, Direction, Point, Position};
+use yinsh_zero::games::yinsh::symmetry::Symmetry;
+use yinsh_zero::games::yinsh::{ACTION_SPACE, Action, Decision, Direction, Point, Position};
 
 #[test]
 fn group_laws() {

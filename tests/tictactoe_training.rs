@@ -16,12 +16,12 @@ use serde_json::Value;
 use yinsh_zero::arena::{Player, parse_game_player, play_game};
 use yinsh_zero::checkpoint::{self, CheckpointError};
 use yinsh_zero::game::{Color, Game, GameResult};
+use yinsh_zero::games::yinsh::Yinsh;
 use yinsh_zero::nn::default_device;
 use yinsh_zero::run::RunDir;
 use yinsh_zero::run::config::{DEFAULT_CONFIG, RunConfig};
 use yinsh_zero::run::train_loop::train;
 use yinsh_zero::train::config::LrSchedule;
-use yinsh_zero::yinsh::Yinsh;
 
 /// A run sized for tic-tac-toe: a tiny network, every candidate promoted.
 fn config(generations: u64) -> RunConfig {

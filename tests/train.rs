@@ -4,13 +4,13 @@ use rand::SeedableRng;
 use rand::rngs::SmallRng;
 use yinsh_zero::evaluator::UniformEvaluator;
 use yinsh_zero::game::Game;
+use yinsh_zero::games::yinsh::Yinsh;
 use yinsh_zero::mcts::SearchConfig;
 use yinsh_zero::nn::{ModelConfig, default_device};
 use yinsh_zero::replay::window::{ReplayWindow, ValueTarget, WindowConfig};
 use yinsh_zero::selfplay::{self, Progress, SelfPlayConfig};
 use yinsh_zero::train::config::TrainConfig;
 use yinsh_zero::train::{Batch, Trainer};
-use yinsh_zero::yinsh::Yinsh;
 
 const BLITZ: Yinsh = Yinsh::blitz();
 
@@ -111,7 +111,7 @@ fn batches_hold_distributions_and_one_hot_results() {
         ValueTarget::default(),
         &mut rng,
     );
-    let n = yinsh_zero::yinsh::ACTION_SPACE;
+    let n = yinsh_zero::games::yinsh::ACTION_SPACE;
     for i in 0..16 {
         let p = &b.policy[i * n..(i + 1) * n];
         let m = &b.mask[i * n..(i + 1) * n];

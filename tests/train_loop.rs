@@ -12,8 +12,8 @@ use std::time::Duration;
 
 use common::cli::{BIN, failed, succeeded, yz};
 use yinsh_zero::checkpoint;
+use yinsh_zero::games::yinsh::Yinsh;
 use yinsh_zero::replay::record;
-use yinsh_zero::yinsh::Yinsh;
 
 fn tiny(extra: &str) -> String {
     let base =

@@ -10,8 +10,8 @@ mod common;
 
 use common::web::{EMERGO, Server, error_of, get, post, strings};
 use serde_json::{Value, json};
-use yinsh_zero::emergo::{Emergo, Position};
 use yinsh_zero::game::{Color, Game, State};
+use yinsh_zero::games::emergo::{Emergo, Position};
 
 fn serve() -> Server {
     Server::start(&[&"--think-ms", &"500"])

@@ -15,8 +15,8 @@ use std::time::Instant;
 use common::web::{GRID, Server, error_of, get, post, strings};
 use serde_json::{Value, json};
 use yinsh_zero::game::{Color, Game, State};
-use yinsh_zero::grid::solve::Solver;
-use yinsh_zero::grid::{Grid, Position};
+use yinsh_zero::games::grid::solve::Solver;
+use yinsh_zero::games::grid::{Grid, Position};
 use yinsh_zero::web::{OptimalLine, SOLVER_NODES, chart_series, solve_position};
 
 fn serve() -> Server {
@@ -91,7 +91,7 @@ fn check_view(view: &Value) {
             let point = l["point"].as_str().unwrap();
             assert_eq!(l["action"], format!("G{point}"));
             let q = pos
-                .cell(yinsh_zero::grid::Square::parse(point).unwrap())
+                .cell(yinsh_zero::games::grid::Square::parse(point).unwrap())
                 .unwrap();
             assert_eq!(l["loses"], pos.is_corner(q), "{l}");
         }

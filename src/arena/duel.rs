@@ -79,7 +79,7 @@ struct Ledger {
 /// use yinsh_zero::arena::{ArenaConfig, DuelSettings, run_duel};
 /// use yinsh_zero::evaluator::UniformEvaluator;
 /// use yinsh_zero::mcts::SearchConfig;
-/// use yinsh_zero::yinsh::Yinsh;
+/// use yinsh_zero::games::yinsh::Yinsh;
 ///
 /// let config = ArenaConfig::round_robin(Yinsh::standard(), &["a", "b"], 4, 3);
 /// let settings = DuelSettings {

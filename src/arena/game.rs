@@ -70,7 +70,7 @@ impl PlayError {
 ///
 /// ```
 /// use yinsh_zero::arena::{RandomPlayer, play_game};
-/// use yinsh_zero::yinsh::Position;
+/// use yinsh_zero::games::yinsh::Position;
 ///
 /// let (mut w, mut b) = (RandomPlayer::new(1), RandomPlayer::new(2));
 /// let rec = play_game(&mut w, &mut b, Position::new()).unwrap();

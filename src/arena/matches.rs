@@ -8,7 +8,7 @@ use serde::Serialize;
 use super::elo::PairResults;
 use super::spec::{GamePlayers, PlayerSpecError, parse_game_player};
 use super::tournament::{ArenaConfig, ArenaGame, Openings, run_arena};
-use crate::yinsh::Yinsh;
+use crate::games::yinsh::Yinsh;
 
 /// What to play.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -3,14 +3,14 @@
 //! [`crate::evaluator`]; `yinsh-zero evaluate` is this room's tournament.)
 //!
 //! Everything that chooses actions implements [`Player`]: the baselines
-//! ([`RandomPlayer`], [`GreedyPlayer`], alpha-beta), search players and
-//! network players. Players are named on the command line by a spec such as
+//! ([`RandomPlayer`], minimax), search players and network players; each
+//! game adds its own in its folder ([`GamePlayers`]). Players are named on the command line by a spec such as
 //! `greedy` or `alphabeta:depth=3` (see [`parse_player`]), and meet in
 //! [`play_game`] and [`play_match`].
 //!
 //! ```
 //! use yinsh_zero::arena::{parse_player, play_game};
-//! use yinsh_zero::yinsh::Position;
+//! use yinsh_zero::games::yinsh::Position;
 //!
 //! let mut white = parse_player("greedy", 1).unwrap();
 //! let mut black = parse_player("random", 2).unwrap();
@@ -18,19 +18,11 @@
 //! assert!(!record.actions.is_empty());
 //! ```
 
-pub mod alphabeta;
 mod duel;
 mod elo;
-mod emergo_players;
 mod game;
-mod greedy;
-pub mod grid_grade;
-mod grid_players;
 mod matches;
 pub mod minimax;
-pub mod morris_grade;
-mod morris_perfect;
-mod morris_players;
 pub mod net_player;
 mod player;
 mod random;
@@ -38,23 +30,20 @@ pub mod search_player;
 mod spec;
 mod sprt;
 mod tournament;
-mod yinsh_players;
 
-pub use alphabeta::{AlphaBetaConfig, AlphaBetaPlayer};
 pub use duel::{DuelError, DuelResult, DuelSettings, run_duel};
 pub use elo::{
     EloError, EloFit, PairResults, Rating, ResultTable, Z95, elo_from_score, score_from_elo,
 };
 pub use game::{GameRecord, PlayError, play_game};
-pub use greedy::GreedyPlayer;
 pub use matches::{MatchConfig, MatchError, MatchResult, play_match};
 pub use minimax::{Evaluation, MinimaxConfig, MinimaxPlayer};
 pub use player::{MoveInfo, Player, PlayerFailure};
 pub use random::RandomPlayer;
 pub use search_player::{RolloutEvaluator, SearchPlayer};
 pub use spec::{
-    FILE_KEYS, GamePlayers, KNOWN_PLAYERS, PlayerInfo, PlayerSpec, PlayerSpecError,
-    parse_game_player, parse_player, players_of,
+    FILE_KEYS, GamePlayers, KNOWN_PLAYERS, PlayerInfo, PlayerSpec, PlayerSpecError, parse_bool,
+    parse_game_player, parse_num, parse_player, players_of,
 };
 pub use sprt::{Sprt, SprtError, Verdict};
 pub use tournament::{

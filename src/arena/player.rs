@@ -47,7 +47,7 @@ pub struct PlayerFailure(pub String);
 ///
 /// ```
 /// use yinsh_zero::arena::{Player, RandomPlayer};
-/// use yinsh_zero::yinsh::Position;
+/// use yinsh_zero::games::yinsh::Position;
 ///
 /// let mut p = RandomPlayer::new(42);
 /// let pos = Position::new();

@@ -11,7 +11,7 @@ use crate::game::State;
 ///
 /// ```
 /// use yinsh_zero::arena::{Player, RandomPlayer};
-/// use yinsh_zero::yinsh::Position;
+/// use yinsh_zero::games::yinsh::Position;
 ///
 /// // The same seed makes the same choices.
 /// let pos = Position::new();

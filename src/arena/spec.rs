@@ -12,8 +12,8 @@ use super::random::RandomPlayer;
 use super::search_player::{RolloutEvaluator, SearchPlayer};
 use crate::evaluator::{Evaluator, SymmetryAverage};
 use crate::game::Game;
+use crate::games::yinsh::{Position, Yinsh};
 use crate::mcts::SearchConfig;
-use crate::yinsh::{Position, Yinsh};
 
 /// A player kind that [`parse_game_player`] can build, with its options.
 #[derive(Clone, Copy, Debug)]
@@ -419,7 +419,7 @@ pub fn parse_game_player<G: GamePlayers>(
     })
 }
 
-pub(crate) fn parse_num(
+pub fn parse_num(
     spec: &PlayerSpec,
     key: &str,
     value: &str,
@@ -501,11 +501,7 @@ fn parse_f32(spec: &PlayerSpec, key: &str, value: &str) -> Result<f32, PlayerSpe
     }
 }
 
-pub(crate) fn parse_bool(
-    spec: &PlayerSpec,
-    key: &str,
-    value: &str,
-) -> Result<bool, PlayerSpecError> {
+pub fn parse_bool(spec: &PlayerSpec, key: &str, value: &str) -> Result<bool, PlayerSpecError> {
     match value.to_ascii_lowercase().as_str() {
         "true" | "yes" | "on" | "1" => Ok(true),
         "false" | "no" | "off" | "0" => Ok(false),

@@ -203,9 +203,10 @@ impl ArenaGame {
 /// decisions played. The end is the final position's result.
 ///
 /// ```
-/// use yinsh_zero::arena::{RandomPlayer, GreedyPlayer, play_from_opening};
+/// use yinsh_zero::arena::{RandomPlayer, play_from_opening};
+/// use yinsh_zero::games::yinsh::greedy::GreedyPlayer;
 /// use yinsh_zero::game::State;
-/// use yinsh_zero::yinsh::{Action, Position};
+/// use yinsh_zero::games::yinsh::{Action, Position};
 ///
 /// let opening = [Action::Place("e3".parse().unwrap())];
 /// let (mut w, mut b) = (RandomPlayer::new(1), GreedyPlayer::new(2));
@@ -384,7 +385,7 @@ pub enum ArenaError {
 ///
 /// ```
 /// use yinsh_zero::arena::{ArenaConfig, parse_player, run_arena};
-/// use yinsh_zero::yinsh::Yinsh;
+/// use yinsh_zero::games::yinsh::Yinsh;
 ///
 /// let config = ArenaConfig::round_robin(Yinsh::standard(), &["random", "greedy"], 4, 7);
 /// let factory = |spec: &str, seed: u64| parse_player(spec, seed).map_err(|e| e.to_string());
@@ -415,7 +416,7 @@ pub fn run_arena<G: Game>(
 ///
 /// ```
 /// use yinsh_zero::arena::{ArenaConfig, parse_player, resume_arena, run_arena};
-/// use yinsh_zero::yinsh::Yinsh;
+/// use yinsh_zero::games::yinsh::Yinsh;
 ///
 /// let config = ArenaConfig::round_robin(Yinsh::standard(), &["random", "greedy"], 6, 7);
 /// let factory = |spec: &str, seed: u64| parse_player(spec, seed).map_err(|e| e.to_string());

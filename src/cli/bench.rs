@@ -8,16 +8,17 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use serde::Serialize;
 
-use yinsh_zero::arena::{AlphaBetaConfig, AlphaBetaPlayer, GamePlayers, parse_player};
+use yinsh_zero::arena::{GamePlayers, parse_player};
 use yinsh_zero::bench::{SelfPlayBench, TrainBench, bench_engine, bench_selfplay, bench_train};
 use yinsh_zero::game::Game;
+use yinsh_zero::games::yinsh::alphabeta::{AlphaBetaConfig, AlphaBetaPlayer};
+use yinsh_zero::games::yinsh::{Decision, Position, Yinsh};
 use yinsh_zero::games::{GameTask, with_game};
 use yinsh_zero::mcts::{SearchConfig, bench_search, bench_search_with};
 use yinsh_zero::nn::{BenchOptions, NnError, bench_nn};
 use yinsh_zero::nn::{InferenceOptions, NetEvaluator};
 use yinsh_zero::run::config::RunConfig;
 use yinsh_zero::selfplay::SelfPlayError;
-use yinsh_zero::yinsh::{Decision, Position, Yinsh};
 
 #[derive(clap::Args)]
 pub struct Args {

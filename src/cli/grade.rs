@@ -8,14 +8,14 @@ use std::sync::Arc;
 use anyhow::{Context, bail, ensure};
 use serde_json::json;
 
-use yinsh_zero::arena::grid_grade::{self, GridGradeOptions, GridGradeReport};
-use yinsh_zero::arena::morris_grade::{GradeOptions, GradeReport, Tally, grade};
 use yinsh_zero::arena::parse_game_player;
 use yinsh_zero::checkpoint;
 use yinsh_zero::game::Game;
-use yinsh_zero::grid::Grid;
-use yinsh_zero::morris::Morris;
-use yinsh_zero::morris::db::Database;
+use yinsh_zero::games::grid::Grid;
+use yinsh_zero::games::grid::grade::{self as grid_grade, GridGradeOptions, GridGradeReport};
+use yinsh_zero::games::morris::Morris;
+use yinsh_zero::games::morris::db::Database;
+use yinsh_zero::games::morris::grade::{GradeOptions, GradeReport, Tally, grade};
 
 use super::BackendArg;
 

@@ -6,8 +6,8 @@ use anyhow::ensure;
 use serde_json::json;
 
 use yinsh_zero::game::{Color, Game, State};
-use yinsh_zero::grid::solve::Solver;
-use yinsh_zero::grid::{Grid, MAX_SIDE};
+use yinsh_zero::games::grid::solve::Solver;
+use yinsh_zero::games::grid::{Grid, MAX_SIDE};
 
 #[derive(clap::Args)]
 pub struct Args {

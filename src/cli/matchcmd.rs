@@ -64,7 +64,7 @@ struct Report {
 
 fn players_help() -> String {
     let mut s = String::from("Players (or `cmd:<command>` for an external engine program):\n");
-    for p in yinsh_zero::arena::players_of::<yinsh_zero::yinsh::Yinsh>() {
+    for p in yinsh_zero::arena::players_of::<yinsh_zero::games::yinsh::Yinsh>() {
         s += &format!("  {:<10} {}\n", p.name, p.about);
         for (k, about) in p.keys {
             s += &format!("  {:<10}   {k}={about}\n", "");

@@ -6,13 +6,15 @@ use std::time::Instant;
 
 use anyhow::{Context, bail};
 use yinsh_zero::game::State;
-use yinsh_zero::morris::address::{
+use yinsh_zero::games::morris::address::{
     Layer, LayerIndex, Numbering, POSITION_FORMAT, canonical_with, layer_size, locate,
     mover_colour, parse_position, position_text, state_text, title,
 };
-use yinsh_zero::morris::db::{Database, Outcome};
-use yinsh_zero::morris::solve::{LayerReport, SolveOptions, layers_to_solve, reachable, solve};
-use yinsh_zero::morris::{NO_PROGRESS_LIMIT, Position, Variant};
+use yinsh_zero::games::morris::db::{Database, Outcome};
+use yinsh_zero::games::morris::solve::{
+    LayerReport, SolveOptions, layers_to_solve, reachable, solve,
+};
+use yinsh_zero::games::morris::{NO_PROGRESS_LIMIT, Position, Variant};
 
 fn variant(name: &str) -> anyhow::Result<Variant> {
     Variant::from_name(name).with_context(|| {

@@ -3,9 +3,9 @@
 use std::path::PathBuf;
 
 use anyhow::Context;
-use yinsh_zero::yinsh::Position;
-use yinsh_zero::yinsh::notation::format_game;
-use yinsh_zero::yinsh::sgf::parse_sgf;
+use yinsh_zero::games::yinsh::Position;
+use yinsh_zero::games::yinsh::notation::format_game;
+use yinsh_zero::games::yinsh::sgf::parse_sgf;
 
 #[derive(clap::Args)]
 pub struct Args {

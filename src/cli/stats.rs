@@ -4,8 +4,8 @@ use std::path::PathBuf;
 
 use anyhow::{Context, ensure};
 
+use yinsh_zero::games::yinsh::Variant;
 use yinsh_zero::stats::{plot_branching, random_game_stats};
-use yinsh_zero::yinsh::Variant;
 
 #[derive(clap::Args)]
 pub struct Args {

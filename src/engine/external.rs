@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use super::ExternalConfig;
 use crate::arena::{MoveInfo, Player, PlayerFailure};
 use crate::game::{ActionOf, Game, State};
-use crate::yinsh::Yinsh;
+use crate::games::yinsh::Yinsh;
 
 /// Why an external program could not be used.
 #[derive(Debug, thiserror::Error)]
@@ -354,7 +354,7 @@ pub enum GoLine<A> {
 /// ```
 /// use yinsh_zero::engine::{GoLine, read_go_line};
 /// use yinsh_zero::game::Game;
-/// use yinsh_zero::yinsh::Yinsh;
+/// use yinsh_zero::games::yinsh::Yinsh;
 ///
 /// let game = Yinsh::standard();
 /// let start = game.start();

@@ -27,7 +27,7 @@ pub use external::{ExternalError, ExternalPlayer, GoLine, read_go_line};
 pub use server::{Engine, Reply, serve};
 
 use crate::arena::{GamePlayers, Player, PlayerSpec, parse_game_player, players_of};
-use crate::yinsh::Yinsh;
+use crate::games::yinsh::Yinsh;
 
 /// How to talk to external programs.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -120,7 +120,7 @@ pub fn build_player(
     spec: &str,
     seed: u64,
     external: &ExternalConfig,
-) -> Result<Box<dyn Player<crate::yinsh::Position>>, String> {
+) -> Result<Box<dyn Player<crate::games::yinsh::Position>>, String> {
     build_game_player(&Yinsh::standard(), spec, seed, external)
 }
 

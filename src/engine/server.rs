@@ -5,8 +5,8 @@ use std::time::Instant;
 
 use crate::arena::{GamePlayers, MoveInfo, Player, PlayerSpec, parse_game_player, players_of};
 use crate::game::{ActionOf, State};
+use crate::games::yinsh::Yinsh;
 use crate::util::sub_seed;
-use crate::yinsh::Yinsh;
 
 /// What the server says back to one command.
 #[derive(Clone, Debug, PartialEq, Eq)]

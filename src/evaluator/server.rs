@@ -93,7 +93,7 @@ struct Request<S> {
 ///
 /// ```
 /// use yinsh_zero::evaluator::{BatchServer, Evaluator, ServerOptions, UniformEvaluator};
-/// use yinsh_zero::yinsh::Position;
+/// use yinsh_zero::games::yinsh::Position;
 ///
 /// let server = BatchServer::<Position>::start(|| Ok(UniformEvaluator), ServerOptions::default())
 ///     .unwrap();
@@ -285,7 +285,7 @@ mod tests {
 
     use super::*;
     use crate::game::State;
-    use crate::yinsh::Position;
+    use crate::games::yinsh::Position;
 
     /// Answers from the position itself, so that an answer handed to the
     /// wrong client shows, and notes the size of every call.

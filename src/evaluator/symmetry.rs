@@ -20,7 +20,7 @@ use crate::game::{Game, State};
 /// ```
 /// use yinsh_zero::evaluator::{Evaluator, SymmetryAverage, UniformEvaluator};
 /// use yinsh_zero::game::Game;
-/// use yinsh_zero::morris::{Morris, Variant};
+/// use yinsh_zero::games::morris::{Morris, Variant};
 ///
 /// let game = Morris::new(Variant::Six);
 /// let mut ev = SymmetryAverage::new(game.clone(), UniformEvaluator);

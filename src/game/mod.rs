@@ -30,7 +30,7 @@
 //!
 //! ```
 //! use yinsh_zero::game::{Color, Game, State};
-//! use yinsh_zero::yinsh::Yinsh;
+//! use yinsh_zero::games::yinsh::Yinsh;
 //!
 //! let game = Yinsh::standard();
 //! let mut s = game.start();

@@ -35,7 +35,7 @@ pub struct SearchBench {
 ///
 /// ```
 /// use yinsh_zero::mcts::{SearchConfig, bench_search};
-/// use yinsh_zero::yinsh::Position;
+/// use yinsh_zero::games::yinsh::Position;
 /// let cfg = SearchConfig { simulations: 16, ..SearchConfig::default() };
 /// let b = bench_search(&Position::new(), 0.05, &cfg, 4, 1);
 /// assert!(b.simulations > 0 && b.sims_per_s_uniform > 0.0);

@@ -10,7 +10,7 @@
 //! ```
 //! use yinsh_zero::evaluator::{Evaluator, UniformEvaluator};
 //! use yinsh_zero::mcts::{Leaf, Search, SearchConfig};
-//! use yinsh_zero::yinsh::Position;
+//! use yinsh_zero::games::yinsh::Position;
 //!
 //! let cfg = SearchConfig { simulations: 16, ..SearchConfig::default() };
 //! let mut games: Vec<Search<Position>> = (0..4)
@@ -593,7 +593,7 @@ fn choose_with_temperature(visits: &[u32], priors: &[f32], t: f32, u: f64) -> us
 /// use rand::SeedableRng;
 /// use yinsh_zero::evaluator::UniformEvaluator;
 /// use yinsh_zero::mcts::{SearchConfig, search};
-/// use yinsh_zero::yinsh::Position;
+/// use yinsh_zero::games::yinsh::Position;
 ///
 /// let mut rng = rand::rngs::SmallRng::seed_from_u64(1);
 /// let cfg = SearchConfig { simulations: 32, ..SearchConfig::for_play() };

@@ -62,7 +62,7 @@ fn floats(model: &Model) -> Vec<Vec<f32>> {
 /// ```
 /// use yinsh_zero::game::Game;
 /// use yinsh_zero::nn::{ModelConfig, average, default_device};
-/// let shape = yinsh_zero::yinsh::Yinsh::standard().net_shape();
+/// let shape = yinsh_zero::games::yinsh::Yinsh::standard().net_shape();
 /// let device = default_device();
 /// let config = ModelConfig::new().with_blocks(1).with_channels(8);
 /// let generations = [config.init(&shape, &device), config.init(&shape, &device)];
@@ -100,7 +100,7 @@ mod tests {
     use crate::nn::{ModelConfig, default_device};
 
     fn net(blocks: usize) -> Model {
-        let shape = crate::grid::Grid::new(5).net_shape();
+        let shape = crate::games::grid::Grid::new(5).net_shape();
         ModelConfig::new()
             .with_blocks(blocks)
             .with_channels(8)

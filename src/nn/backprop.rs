@@ -20,7 +20,7 @@
 //! ```
 //! use yinsh_zero::game::Game;
 //! use yinsh_zero::nn::{default_device, Backprop, ModelConfig};
-//! use yinsh_zero::yinsh::{Position, Yinsh};
+//! use yinsh_zero::games::yinsh::{Position, Yinsh};
 //!
 //! let game = Yinsh::standard();
 //! let shape = game.net_shape();

@@ -11,7 +11,7 @@ use crate::game::NetShape;
 /// ```
 /// use yinsh_zero::game::Game;
 /// use yinsh_zero::nn::ModelConfig;
-/// use yinsh_zero::yinsh::Yinsh;
+/// use yinsh_zero::games::yinsh::Yinsh;
 /// let shape = Yinsh::standard().net_shape();
 /// let c = ModelConfig::new();
 /// assert_eq!((c.blocks, c.channels), (4, 48));

@@ -16,7 +16,7 @@
 //! use burn::tensor::{Tensor, TensorData};
 //! use yinsh_zero::game::Game;
 //! use yinsh_zero::nn::{default_device, CpuNet, ModelConfig};
-//! use yinsh_zero::yinsh::{Position, Yinsh};
+//! use yinsh_zero::games::yinsh::{Position, Yinsh};
 //!
 //! let game = Yinsh::standard();
 //! let shape = game.net_shape();

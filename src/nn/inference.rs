@@ -99,7 +99,7 @@ impl EvalCache {
 /// use yinsh_zero::evaluator::Evaluator;
 /// use yinsh_zero::game::Game;
 /// use yinsh_zero::nn::{default_device, InferenceOptions, ModelConfig, NetEvaluator};
-/// use yinsh_zero::yinsh::{Position, Yinsh};
+/// use yinsh_zero::games::yinsh::{Position, Yinsh};
 ///
 /// let game = Yinsh::standard();
 /// let device = default_device();

@@ -36,7 +36,7 @@ impl<G: Game> Evaluator<G::State> for WorkerNet<G> {
 /// use yinsh_zero::evaluator::{Evaluator, Inference, ServerOptions};
 /// use yinsh_zero::game::Game;
 /// use yinsh_zero::nn::{default_device, ModelConfig, WorkerNets};
-/// use yinsh_zero::yinsh::{Position, Yinsh};
+/// use yinsh_zero::games::yinsh::{Position, Yinsh};
 ///
 /// let game = Yinsh::standard();
 /// let device = default_device();

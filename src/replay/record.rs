@@ -395,7 +395,7 @@ pub fn read<G: Game>(game: &G, path: &Path) -> Result<RecordFile, RecordError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::yinsh::{Action, Position, Yinsh};
+    use crate::games::yinsh::{Action, Position, Yinsh};
 
     const GAME: Yinsh = Yinsh::standard();
 

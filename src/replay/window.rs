@@ -218,8 +218,8 @@ impl<G: Game> ReplayWindow<G> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::games::yinsh::{Position, Yinsh};
     use crate::replay::record::{RecordFile, RecordMeta, Sample};
-    use crate::yinsh::{Position, Yinsh};
     use rand::{SeedableRng, rngs::SmallRng};
 
     fn file_of(n: usize, tag: i8) -> RecordFile {

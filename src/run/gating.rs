@@ -135,8 +135,8 @@ pub fn promoted_elo(ckpts: &Path, g: u64) -> Result<f64, anyhow::Error> {
 mod tests {
     use super::*;
     use crate::checkpoint::CheckpointMeta;
+    use crate::games::yinsh::Yinsh;
     use crate::nn::ModelSection;
-    use crate::yinsh::Yinsh;
 
     fn write(ckpts: &Path, g: u64, against: u64, score: f64) {
         let mut meta = CheckpointMeta::new(

@@ -9,8 +9,8 @@ use serde::Serialize;
 
 use crate::arena::RolloutEvaluator;
 use crate::evaluator::Evaluator;
+use crate::games::yinsh::{Color, Position, Yinsh};
 use crate::mcts::{SearchConfig, search};
-use crate::yinsh::{Color, Position, Yinsh};
 
 /// Builds the evaluator that judges positions for the agent's view of a
 /// game, given the game's opponent spec (or `"human"`).
@@ -78,7 +78,7 @@ pub struct MoveShare {
 /// ```
 /// use yinsh_zero::evaluator::UniformEvaluator;
 /// use yinsh_zero::web::analyze;
-/// use yinsh_zero::yinsh::Position;
+/// use yinsh_zero::games::yinsh::Position;
 /// let a = analyze(&Position::new(), &mut UniformEvaluator, 20, 1).unwrap();
 /// assert_eq!(a.moves.len(), 85);
 /// assert!((a.moves.iter().map(|m| m.policy).sum::<f32>() - 1.0).abs() < 1e-3);

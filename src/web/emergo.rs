@@ -15,9 +15,11 @@ use super::offers::Offers;
 use super::seat::EngineSeat;
 use super::seated::{SeatedGame, SeatedRules, SeatedView, TurnView, deref_to_seated};
 use crate::arena::{parse_game_player, players_of};
-use crate::emergo::notation::{self, Action};
-use crate::emergo::{Blocked, Emergo, NO_PROGRESS_LIMIT, Position, Square, TURN_LIMIT, Variant};
 use crate::game::{Color, Game, GameResult, State};
+use crate::games::emergo::notation::{self, Action};
+use crate::games::emergo::{
+    Blocked, Emergo, NO_PROGRESS_LIMIT, Position, Square, TURN_LIMIT, Variant,
+};
 
 /// What a new Emergo game is made of.
 #[derive(Clone, Debug)]

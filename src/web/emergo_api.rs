@@ -15,8 +15,8 @@ use super::game::HUMAN;
 use super::offers::Offers;
 use super::served::{ActionRequest, Games, NewGame, ServedGame, create, game_routes, players_json};
 use super::server::{ApiError, AppState, Shared, body, ok, page};
-use crate::emergo::{Emergo, Position, Variant};
 use crate::game::{Color, Game};
+use crate::games::emergo::{Emergo, Position, Variant};
 
 pub(super) fn routes() -> Router<Shared> {
     Router::new()

@@ -12,8 +12,8 @@ use super::seat::EngineSeat;
 use super::seated::{SeatedGame, SeatedRules, deref_to_seated};
 use crate::arena::{PlayerInfo, PlayerSpec, PlayerSpecError, parse_player, players_of};
 use crate::game::Game;
-use crate::yinsh::notation::{NotationError, format_turns, parse_action};
-use crate::yinsh::{Action, Color, Decision, Point, Position, Variant, Yinsh};
+use crate::games::yinsh::notation::{NotationError, format_turns, parse_action};
+use crate::games::yinsh::{Action, Color, Decision, Point, Position, Variant, Yinsh};
 
 /// The opponent spec that means "no engine: both sides are played by hand".
 pub const HUMAN: &str = "human";
@@ -116,7 +116,7 @@ impl SeatedRules for Position {
 /// assert!(bounded_spec("alphabeta:time=9000", max).is_err());
 /// ```
 pub fn bounded_spec(spec: &str, max: Duration) -> Result<String, GameError> {
-    bounded_spec_among(spec, max, &players_of::<crate::yinsh::Yinsh>())
+    bounded_spec_among(spec, max, &players_of::<crate::games::yinsh::Yinsh>())
 }
 
 /// [`bounded_spec`] for the player kinds `players` of any game.
@@ -277,13 +277,17 @@ impl PageGame {
 }
 
 /// The outcome in words, e.g. "white wins: 3 rings to 1".
-pub fn outcome_text(o: &crate::yinsh::Outcome) -> String {
+pub fn outcome_text(o: &crate::games::yinsh::Outcome) -> String {
     let [w, b] = o.rings_removed;
     let why = match o.reason {
-        crate::yinsh::EndReason::ThreeRings => format!("rings removed {w} to {b}"),
-        crate::yinsh::EndReason::PoolEmpty => format!("pool empty, rings removed {w} to {b}"),
-        crate::yinsh::EndReason::DoublePass => format!("both passed, rings removed {w} to {b}"),
-        crate::yinsh::EndReason::Resign => "resignation".to_string(),
+        crate::games::yinsh::EndReason::ThreeRings => format!("rings removed {w} to {b}"),
+        crate::games::yinsh::EndReason::PoolEmpty => {
+            format!("pool empty, rings removed {w} to {b}")
+        }
+        crate::games::yinsh::EndReason::DoublePass => {
+            format!("both passed, rings removed {w} to {b}")
+        }
+        crate::games::yinsh::EndReason::Resign => "resignation".to_string(),
     };
     match o.winner {
         Some(c) => format!("{c} wins ({why})"),
@@ -310,7 +314,8 @@ pub struct BoardView {
 
 impl BoardView {
     pub fn of(pos: &Position) -> BoardView {
-        let names = |b: crate::yinsh::Bitboard| b.into_iter().map(|p| p.to_string()).collect();
+        let names =
+            |b: crate::games::yinsh::Bitboard| b.into_iter().map(|p| p.to_string()).collect();
         BoardView {
             rings: ByColour {
                 white: names(pos.rings(Color::White)),

@@ -1,7 +1,7 @@
 //! One game of the UMO 2014 grid game on the server (`docs/grid-rules.md`):
 //! the decisions so far, who the human is, the engine opponent that follows
 //! the game (a [`SeatedGame`] like every page's), and what the
-//! exact solver (`crate::grid::solve`) says about it: the optimal line from
+//! exact solver (`crate::games::grid::solve`) says about it: the optimal line from
 //! the start, drawn beside the game actually played, and the verdict on the
 //! position now.
 //!
@@ -24,8 +24,8 @@ use super::seat::EngineSeat;
 use super::seated::{SeatedGame, SeatedRules, SeatedView, deref_to_seated};
 use crate::arena::{parse_game_player, players_of};
 use crate::game::{Color, Game, GameResult, State};
-use crate::grid::solve::{Solver, Value};
-use crate::grid::{Action, Grid, Position, Square};
+use crate::games::grid::solve::{Solver, Value};
+use crate::games::grid::{Action, Grid, Position, Square};
 
 /// Positions the solver may search for one verdict (its best actions
 /// included) before it gives up: a few seconds (about 2 µs and 50 bytes of

@@ -24,7 +24,7 @@ use super::served::{
 };
 use super::server::{ApiError, AppState, Shared, body, ok, page};
 use crate::game::{Color, Game};
-use crate::grid::{Grid, Position};
+use crate::games::grid::{Grid, Position};
 
 pub(super) fn routes() -> Router<Shared> {
     Router::new()

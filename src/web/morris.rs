@@ -15,8 +15,8 @@ use super::seat::EngineSeat;
 use super::seated::{SeatedGame, SeatedRules, SeatedView, TurnView, deref_to_seated};
 use crate::arena::{PlayerSpec, parse_game_player, players_of};
 use crate::game::{Color, Game, GameResult, State};
-use crate::morris::db::Database;
-use crate::morris::{Action, Morris, Position, Square, Variant, geometry};
+use crate::games::morris::db::Database;
+use crate::games::morris::{Action, Morris, Position, Square, Variant, geometry};
 
 /// What a new Morris game is made of.
 #[derive(Clone, Debug)]
@@ -33,7 +33,10 @@ pub struct MorrisOptions {
 
 /// "Nine Men's Morris", "Six Men's Morris", "Three Men's Morris".
 pub fn title(variant: Variant) -> String {
-    format!("{} Men's Morris", crate::morris::address::title(variant))
+    format!(
+        "{} Men's Morris",
+        crate::games::morris::address::title(variant)
+    )
 }
 
 /// The variant called `name`, or an error listing the known ones.
@@ -238,11 +241,11 @@ pub fn outcome(pos: &Position) -> Option<OutcomeView> {
             let why = match reason {
                 "repetition" => format!(
                     "the same position occurred {} times",
-                    crate::morris::REPETITIONS_TO_DRAW
+                    crate::games::morris::REPETITIONS_TO_DRAW
                 ),
                 "no_progress" => format!(
                     "{} moves without a placement or a removal",
-                    crate::morris::NO_PROGRESS_LIMIT
+                    crate::games::morris::NO_PROGRESS_LIMIT
                 ),
                 other => other.replace('_', " "),
             };

@@ -19,7 +19,7 @@ use super::offers::Offers;
 use super::served::{ActionRequest, Games, NewGame, ServedGame, create, game_routes, players_json};
 use super::server::{ApiError, AppState, Shared, body, internal, lock, ok, page};
 use crate::game::{Color, Game};
-use crate::morris::{Morris, Position, Variant};
+use crate::games::morris::{Morris, Position, Variant};
 
 pub(super) fn routes() -> Router<Shared> {
     Router::new()

@@ -3,7 +3,7 @@
 //! the best actions, and the position's state number.
 //!
 //! The databases are opened lazily, one per variant, and kept (their layer
-//! files are read when first needed, see [`crate::morris::db::Database`]).
+//! files are read when first needed, see [`crate::games::morris::db::Database`]).
 //! A directory that does not exist yet, or holds no layer file, is looked
 //! at again on the next request, so a database solved while the server
 //! runs is found.
@@ -16,9 +16,9 @@ use serde::Serialize;
 
 use super::morris::title;
 use crate::game::{Color, State};
-use crate::morris::address::{self, Layer, LayerIndex, Numbering};
-use crate::morris::db::{Database, DbError, Outcome, Value};
-use crate::morris::{Position, Variant};
+use crate::games::morris::address::{self, Layer, LayerIndex, Numbering};
+use crate::games::morris::db::{Database, DbError, Outcome, Value};
+use crate::games::morris::{Position, Variant};
 
 /// Layers with at most this many states are numbered without a database
 /// (their index is built in memory); larger ones need their layer file.

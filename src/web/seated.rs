@@ -311,7 +311,7 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
-    use crate::emergo::Variant;
+    use crate::games::emergo::Variant;
     use crate::web::{EmergoGame, EmergoOptions, HUMAN};
 
     fn emergo(human: Color, opponent: &str) -> EmergoGame {

@@ -32,10 +32,10 @@ use super::run_view::read_run;
 use super::seat::EngineDone;
 use super::served::{DecisionRequest, Games, ServedGame, create, game_routes, players_json};
 use super::work::Work;
-use crate::yinsh::notation::{NotationError, format_turns, parse_game};
-use crate::yinsh::sgf::parse_sgf;
-use crate::yinsh::{Action, Color, Decision, Position};
-use crate::yinsh::{Variant, Yinsh};
+use crate::games::yinsh::notation::{NotationError, format_turns, parse_game};
+use crate::games::yinsh::sgf::parse_sgf;
+use crate::games::yinsh::{Action, Color, Decision, Position};
+use crate::games::yinsh::{Variant, Yinsh};
 
 /// How the server is set up.
 #[derive(Clone)]
@@ -250,8 +250,8 @@ pub fn router(mut config: ServeConfig) -> Router {
     let morris_dbs = MorrisDatabases::new(config.morris_db.clone());
     // Each Morris variant's database folder is offered under the variant's
     // name (`perfect:db=six`), solved yet or not.
-    for name in crate::morris::Variant::NAMES {
-        let v = crate::morris::Variant::from_name(name).expect("a known name");
+    for name in crate::games::morris::Variant::NAMES {
+        let v = crate::games::morris::Variant::from_name(name).expect("a known name");
         let _ = config
             .offers
             .add_database(name, "morris", name, &morris_dbs.dir(v));

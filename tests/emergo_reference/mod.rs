@@ -1,5 +1,5 @@
 //! A second implementation of the Emergo rules, written to be obviously
-//! right rather than fast, for cross-checking `yinsh_zero::emergo`.
+//! right rather than fast, for cross-checking `yinsh_zero::games::emergo`.
 //!
 //! It shares no code with the library: the board is a plain
 //! `Vec<Vec<Option<Stack>>>` indexed `[row][col]` (row 0 is rank 1), a

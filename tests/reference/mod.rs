@@ -1,7 +1,7 @@
 //! A second implementation of the YINSH rules, written to be obviously right
 //! rather than fast, for cross-checking the engine.
 //!
-//! It shares no code with `yinsh_zero::yinsh`: the board is a plain
+//! It shares no code with `yinsh_zero::games::yinsh`: the board is a plain
 //! `[[Cell; 11]; 11]` mailbox indexed `[col][row]` (both 0-based), the board
 //! shape comes from the column ranges printed in the rules doc, rows of five
 //! are found by walking every line, and actions exist only as the official

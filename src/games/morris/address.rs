@@ -1,0 +1,608 @@
+//! State addressing: every Morris position between two turns gets a dense
+//! number, reduced by the board's symmetries.
+//!
+//! A *state* is seen from the player to move (the game is colour-symmetric;
+//! White places first, so in the placement phase the hands say which colour
+//! moves: equal hands, White; the mover holding one more, Black). It is
+//! the mover's stones `m`, the opponent's `o` (point masks) and the
+//! [`Layer`]: stones on the board of each (`a`, `b`) and in hand
+//! (`hm`, `ho`). Positions where a player is removing a stone are not
+//! numbered: they are halves of a turn (see [`crate::games::morris::db`]).
+//!
+//! Within a layer a state is named by its *canonical key*, the least
+//! `(s(m) << 32) | s(o)` over the board's symmetries `s`; the layer's
+//! states are its canonical keys in increasing order, and a state's index
+//! is its place in that list. A layer holds every pair of disjoint masks
+//! with those stone counts (a moving player who cannot move included: that
+//! state is lost), except that in Three Men's Morris, where a line of three
+//! ends the game, states with a line are left out.
+//!
+//! The global *state number* is the layer's offset plus the index, the
+//! layers taken in [`layers`] order: by stones in hand (`hm + ho`, the
+//! moving phase first), then stones on the board (`a + b`), then `a`, `b`
+//! and `hm`. That is also the order in which the solver finishes them.
+
+use std::fmt;
+
+use rayon::prelude::*;
+
+use super::geometry::{Geometry, Variant, points};
+use super::position::{Parts, Position};
+use crate::game::{Color, State};
+
+/// A set of states: stone counts on the board and in hand, from the
+/// mover's view.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Layer {
+    /// Mover's stones on the board.
+    pub a: u8,
+    /// Opponent's stones on the board.
+    pub b: u8,
+    /// Mover's stones in hand.
+    pub hm: u8,
+    /// Opponent's stones in hand.
+    pub ho: u8,
+}
+
+impl Layer {
+    /// A moving-phase layer (nothing in hand).
+    pub const fn moving(a: u8, b: u8) -> Layer {
+        Layer { a, b, hm: 0, ho: 0 }
+    }
+
+    /// Whether both hands are empty.
+    pub const fn is_moving(self) -> bool {
+        self.hm == 0 && self.ho == 0
+    }
+
+    /// The moving-phase layer with the roles swapped: where a move that
+    /// captures nothing leads.
+    pub const fn partner(self) -> Layer {
+        Layer {
+            a: self.b,
+            b: self.a,
+            hm: self.ho,
+            ho: self.hm,
+        }
+    }
+
+    /// The database file of this layer.
+    pub fn file_name(self) -> String {
+        format!("layer-{}-{}-{}-{}.mdb", self.a, self.b, self.hm, self.ho)
+    }
+
+    /// Whether the layer is one of `variant`'s.
+    pub fn valid(self, variant: Variant) -> bool {
+        let geo = variant.geometry();
+        let s = geo.stones;
+        let Layer { a, b, hm, ho } = self;
+        if hm > s || ho > s || !(hm == ho || hm == ho + 1) {
+            return false;
+        }
+        if a > s - hm || b > s - ho || a + hm < 3 || b + ho < 3 {
+            return false;
+        }
+        if usize::from(a) + usize::from(b) > geo.points {
+            return false;
+        }
+        // Nobody ever removes a stone in Three Men's Morris.
+        !geo.mill_wins || (a == s - hm && b == s - ho)
+    }
+
+    /// Stones each side still has, on the board and in hand.
+    pub fn totals(self) -> (u8, u8) {
+        (self.a + self.hm, self.b + self.ho)
+    }
+}
+
+impl fmt::Display for Layer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{} in hand {}:{}", self.a, self.b, self.hm, self.ho)
+    }
+}
+
+/// Every layer of `variant`, in numbering (and solving) order.
+pub fn layers(variant: Variant) -> Vec<Layer> {
+    let s = variant.geometry().stones;
+    let mut out = Vec::new();
+    for hm in 0..=s {
+        for ho in 0..=s {
+            for a in 0..=s {
+                for b in 0..=s {
+                    let l = Layer { a, b, hm, ho };
+                    if l.valid(variant) {
+                        out.push(l);
+                    }
+                }
+            }
+        }
+    }
+    out.sort_by_key(|l| (l.hm + l.ho, l.a + l.b, l.a, l.b, l.hm));
+    out
+}
+
+/// The canonical key of the state `(m, o)`: the least
+/// `(s(m) << 32) | s(o)` over the symmetries `s`.
+#[inline]
+pub fn canonical(geo: &Geometry, m: u32, o: u32) -> u64 {
+    let mut best = u64::MAX;
+    for s in &geo.symmetries {
+        let k = u64::from(s.map(m)) << 32 | u64::from(s.map(o));
+        best = best.min(k);
+    }
+    best
+}
+
+/// The canonical key and the index of a symmetry that gives it.
+pub fn canonical_with(geo: &Geometry, m: u32, o: u32) -> (u64, usize) {
+    let mut best = (u64::MAX, 0);
+    for (i, s) in geo.symmetries.iter().enumerate() {
+        let k = u64::from(s.map(m)) << 32 | u64::from(s.map(o));
+        if k < best.0 {
+            best = (k, i);
+        }
+    }
+    best
+}
+
+/// How many distinct states the symmetries make of `(m, o)`.
+pub fn orbit_size(geo: &Geometry, m: u32, o: u32) -> u32 {
+    let fixed = geo
+        .symmetries
+        .iter()
+        .filter(|s| s.map(m) == m && s.map(o) == o)
+        .count();
+    (geo.symmetries.len() / fixed) as u32
+}
+
+/// The masks of a key.
+#[inline]
+pub const fn split(key: u64) -> (u32, u32) {
+    ((key >> 32) as u32, key as u32)
+}
+
+/// Whether `stones` holds a complete line.
+fn has_line(geo: &Geometry, stones: u32) -> bool {
+    geo.mills.iter().any(|&l| l & !stones == 0)
+}
+
+/// The `k`-subsets of an `n`-set, as masks in increasing order.
+fn subsets(n: usize, k: usize) -> impl Iterator<Item = u32> {
+    let end: u64 = 1 << n;
+    let mut x: u64 = if k > n { end } else { (1u64 << k) - 1 };
+    let mut done = k > n;
+    std::iter::from_fn(move || {
+        if done {
+            return None;
+        }
+        let out = x as u32;
+        if x == 0 {
+            done = true;
+        } else {
+            let c = x & x.wrapping_neg();
+            let r = x + c;
+            x = (((r ^ x) >> 2) / c) | r;
+            if x >= end {
+                done = true;
+            }
+        }
+        Some(out)
+    })
+}
+
+/// The bits of `compact` moved onto the points listed in `slots`.
+#[inline]
+fn scatter(compact: u32, slots: &[u8]) -> u32 {
+    points(compact).fold(0, |acc, p| acc | 1 << slots[p.index()])
+}
+
+/// The mover masks with `a` stones that are least in their orbit, each
+/// with the symmetries that keep it.
+fn canonical_movers(geo: &Geometry, a: usize) -> Vec<(u32, Vec<usize>)> {
+    subsets(geo.points, a)
+        .filter_map(|m| {
+            let mut stab = Vec::new();
+            for (i, s) in geo.symmetries.iter().enumerate() {
+                let t = s.map(m);
+                if t < m {
+                    return None;
+                }
+                if t == m {
+                    stab.push(i);
+                }
+            }
+            Some((m, stab))
+        })
+        .collect()
+}
+
+/// The states of one layer, by canonical key.
+#[derive(Clone, Debug)]
+pub struct LayerIndex {
+    pub layer: Layer,
+    pub variant: Variant,
+    keys: Vec<u64>,
+    /// States without the symmetry reduction (the sum of orbit sizes).
+    raw: u64,
+}
+
+impl LayerIndex {
+    /// Enumerates the layer (in parallel).
+    pub fn build(variant: Variant, layer: Layer) -> LayerIndex {
+        let geo = variant.geometry();
+        let (a, b) = (usize::from(layer.a), usize::from(layer.b));
+        let movers = canonical_movers(geo, a);
+        let lines = geo.mill_wins;
+        let groups = geo.symmetries.len() as u64;
+        let parts: Vec<(Vec<u64>, u64)> = movers
+            .par_iter()
+            .map(|(m, stab)| {
+                let m = *m;
+                let mut keys = Vec::new();
+                let mut raw = 0u64;
+                if lines && has_line(geo, m) {
+                    return (keys, raw);
+                }
+                let slots: Vec<u8> = points(geo.all & !m).map(|p| p.0).collect();
+                'o: for c in subsets(slots.len(), b) {
+                    let o = scatter(c, &slots);
+                    let mut fixed = 0u64;
+                    for &i in stab {
+                        let t = geo.symmetries[i].map(o);
+                        if t < o {
+                            continue 'o;
+                        }
+                        if t == o {
+                            fixed += 1;
+                        }
+                    }
+                    if lines && has_line(geo, o) {
+                        continue;
+                    }
+                    keys.push(u64::from(m) << 32 | u64::from(o));
+                    raw += groups / fixed;
+                }
+                (keys, raw)
+            })
+            .collect();
+        let raw = parts.iter().map(|p| p.1).sum();
+        let mut keys = Vec::with_capacity(parts.iter().map(|p| p.0.len()).sum());
+        for (k, _) in parts {
+            keys.extend_from_slice(&k);
+        }
+        debug_assert!(keys.windows(2).all(|w| w[0] < w[1]));
+        LayerIndex {
+            layer,
+            variant,
+            keys,
+            raw,
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.keys.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.keys.is_empty()
+    }
+
+    /// States counted without the symmetry reduction.
+    pub fn raw_len(&self) -> u64 {
+        self.raw
+    }
+
+    /// The canonical keys, in index order.
+    pub fn keys(&self) -> &[u64] {
+        &self.keys
+    }
+
+    /// The index of a canonical key.
+    #[inline]
+    pub fn index_of_key(&self, key: u64) -> Option<u32> {
+        self.keys.binary_search(&key).ok().map(|i| i as u32)
+    }
+
+    /// The index of the state `(m, o)` (any symmetric form).
+    #[inline]
+    pub fn index_of(&self, m: u32, o: u32) -> Option<u32> {
+        self.index_of_key(canonical(self.variant.geometry(), m, o))
+    }
+
+    /// The canonical masks of state `index`.
+    #[inline]
+    pub fn masks(&self, index: u32) -> (u32, u32) {
+        split(self.keys[index as usize])
+    }
+}
+
+/// Stone counts of a layer's states, computed without listing them
+/// (Burnside's lemma over the symmetries that keep each canonical mover
+/// mask): reduced and unreduced. Three Men's Morris, whose layers drop
+/// states with lines, is counted by listing.
+pub fn layer_size(variant: Variant, layer: Layer) -> (u64, u64) {
+    let geo = variant.geometry();
+    if geo.mill_wins {
+        let ix = LayerIndex::build(variant, layer);
+        return (ix.len() as u64, ix.raw_len());
+    }
+    let counts = sizes_by_b(variant, layer.a);
+    counts[usize::from(layer.b)]
+}
+
+/// For `a` mover stones: (reduced, unreduced) state counts for every `b`.
+fn sizes_by_b(variant: Variant, a: u8) -> Vec<(u64, u64)> {
+    use std::collections::HashMap;
+    use std::sync::{Mutex, OnceLock};
+    type Sizes = HashMap<(Variant, u8), Vec<(u64, u64)>>;
+    static CACHE: OnceLock<Mutex<Sizes>> = OnceLock::new();
+    let cache = CACHE.get_or_init(Default::default);
+    if let Some(v) = cache.lock().unwrap().get(&(variant, a)) {
+        return v.clone();
+    }
+    let geo = variant.geometry();
+    let n = geo.points;
+    let free = n - usize::from(a);
+    let movers = canonical_movers(geo, usize::from(a));
+    let reduced: Vec<u64> = movers
+        .par_iter()
+        .map(|(m, stab)| {
+            // Fixed b-subsets of the free points under each symmetry of
+            // the stabiliser: products of (1 + t^len) over its cycles.
+            let mut total = vec![0u64; free + 1];
+            for &i in stab {
+                let perm = &geo.symmetries[i].perm;
+                let mut seen = *m;
+                let mut poly = vec![0u64; free + 1];
+                poly[0] = 1;
+                for p in 0..n {
+                    if seen & 1 << p != 0 {
+                        continue;
+                    }
+                    let mut len = 0;
+                    let mut q = p;
+                    while seen & 1 << q == 0 {
+                        seen |= 1 << q;
+                        len += 1;
+                        q = perm[q] as usize;
+                    }
+                    for k in (len..=free).rev() {
+                        poly[k] += poly[k - len];
+                    }
+                }
+                for k in 0..=free {
+                    total[k] += poly[k];
+                }
+            }
+            total
+                .iter()
+                .map(|t| t / stab.len() as u64)
+                .collect::<Vec<u64>>()
+        })
+        .reduce(
+            || vec![0u64; free + 1],
+            |x, y| x.iter().zip(&y).map(|(p, q)| p + q).collect(),
+        );
+    let binom = |n: u64, k: u64| -> u64 {
+        if k > n {
+            return 0;
+        }
+        (0..k).fold(1u64, |acc, i| acc * (n - i) / (i + 1))
+    };
+    let raw_a = binom(n as u64, u64::from(a));
+    let out: Vec<(u64, u64)> = (0..=free)
+        .map(|b| (reduced[b], raw_a * binom(free as u64, b as u64)))
+        .collect();
+    cache.lock().unwrap().insert((variant, a), out.clone());
+    out
+}
+
+/// The global numbering of a variant's states: each layer's offset.
+#[derive(Clone, Debug)]
+pub struct Numbering {
+    pub variant: Variant,
+    /// `(layer, offset, reduced size, unreduced size)` in order.
+    pub layers: Vec<(Layer, u64, u64, u64)>,
+    pub total: u64,
+}
+
+impl Numbering {
+    pub fn new(variant: Variant) -> Numbering {
+        let mut offset = 0;
+        let mut out = Vec::new();
+        for l in layers(variant) {
+            let (n, raw) = layer_size(variant, l);
+            out.push((l, offset, n, raw));
+            offset += n;
+        }
+        Numbering {
+            variant,
+            layers: out,
+            total: offset,
+        }
+    }
+
+    /// The offset of `layer`.
+    pub fn offset(&self, layer: Layer) -> Option<u64> {
+        self.layers.iter().find(|e| e.0 == layer).map(|e| e.1)
+    }
+
+    /// The layer and in-layer index of state `number`.
+    pub fn locate(&self, number: u64) -> Result<(Layer, u64), String> {
+        if number >= self.total {
+            return Err(format!(
+                "state number {number} is out of range: {} Men's Morris has {} states (0 to {})",
+                title(self.variant),
+                self.total,
+                self.total - 1
+            ));
+        }
+        let i = self.layers.partition_point(|e| e.1 <= number) - 1;
+        let (l, off, ..) = self.layers[i];
+        Ok((l, number - off))
+    }
+}
+
+/// "Nine", "Six", "Three".
+pub fn title(variant: Variant) -> &'static str {
+    match variant {
+        Variant::Nine => "Nine",
+        Variant::Six => "Six",
+        Variant::Three => "Three",
+    }
+}
+
+/// The state of a position between turns: its layer and masks, from the
+/// view of the player to move.
+pub fn locate(pos: &Position) -> Result<(Layer, u32, u32), String> {
+    if pos.result().is_some() {
+        return Err("the game is over: finished positions have no state number".into());
+    }
+    if pos.removing() {
+        return Err(
+            "the player to act is removing a stone: only positions between turns are numbered"
+                .into(),
+        );
+    }
+    let me = pos.to_act();
+    let layer = Layer {
+        a: pos.stones(me).count_ones() as u8,
+        b: pos.stones(!me).count_ones() as u8,
+        hm: pos.hand(me),
+        ho: pos.hand(!me),
+    };
+    Ok((layer, pos.stones(me), pos.stones(!me)))
+}
+
+/// The colour to move in a state of `layer`: White when the hands are
+/// equal (the moving phase included), Black when the mover holds one more.
+pub fn mover_colour(layer: Layer) -> Color {
+    if layer.hm == layer.ho {
+        Color::White
+    } else {
+        Color::Black
+    }
+}
+
+/// The position text of a state: see [`POSITION_FORMAT`].
+pub fn state_text(variant: Variant, layer: Layer, m: u32, o: u32) -> String {
+    let c = mover_colour(layer);
+    let (w, b) = if c == Color::White { (m, o) } else { (o, m) };
+    let (hw, hb) = if c == Color::White {
+        (layer.hm, layer.ho)
+    } else {
+        (layer.ho, layer.hm)
+    };
+    board_text(variant, [w, b], c, [hw, hb])
+}
+
+/// The position text of a position (see [`POSITION_FORMAT`]).
+pub fn position_text(pos: &Position) -> String {
+    let p = pos.parts();
+    let mut t = board_text(pos.variant(), p.stones, p.to_act, p.hand);
+    if p.removing {
+        t.push_str(" x");
+    }
+    t
+}
+
+fn board_text(variant: Variant, stones: [u32; 2], to_act: Color, hand: [u8; 2]) -> String {
+    let geo = variant.geometry();
+    let board: String = (0..geo.points)
+        .map(|p| {
+            if stones[0] & 1 << p != 0 {
+                'W'
+            } else if stones[1] & 1 << p != 0 {
+                'B'
+            } else {
+                '.'
+            }
+        })
+        .collect();
+    let side = if to_act == Color::White { 'w' } else { 'b' };
+    format!("{board} {side} {} {}", hand[0], hand[1])
+}
+
+/// How positions are written for `morris index` and `morris position`.
+pub const POSITION_FORMAT: &str = "BOARD SIDE [WHITE-HAND BLACK-HAND] [x]: BOARD is one character \
+per point (W White, B Black, . empty) in point order: ring by ring from the outside in, each ring \
+clockwise from its lower-left corner (Nine: a1 a4 a7 d7 g7 g4 g1 d1, b2 b4 b6 d6 f6 f4 f2 d2, \
+c3 c4 c5 d5 e5 e4 e3 d3; Six: a1 a3 a5 c5 e5 e3 e1 c1, b2 b3 b4 c4 d4 d3 d2 c2; Three: a1 a2 a3 \
+b3 c3 c2 c1 b1, then the centre b2); SIDE is w or b, the player to act; the hands are the stones \
+each still has to place (default 0 0); a final x means the player to act is removing a stone. \
+Example (Six, White to place): `W.......B....... w 5 5`";
+
+/// Reads a position written as [`POSITION_FORMAT`] says, checked against
+/// the rules.
+pub fn parse_position(variant: Variant, text: &str) -> Result<Position, String> {
+    let geo = variant.geometry();
+    let tokens: Vec<&str> = text.split_whitespace().collect();
+    if !(2..=5).contains(&tokens.len()) {
+        return Err(format!(
+            "position `{text}`: expected BOARD SIDE [WHITE-HAND BLACK-HAND] [x], got {} words",
+            tokens.len()
+        ));
+    }
+    let board = tokens[0];
+    if board.chars().count() != geo.points {
+        return Err(format!(
+            "position `{text}`: the {variant} board has {} points, the board text has {} characters",
+            geo.points,
+            board.chars().count()
+        ));
+    }
+    let mut stones = [0u32; 2];
+    for (p, ch) in board.chars().enumerate() {
+        match ch {
+            'W' | 'w' => stones[0] |= 1 << p,
+            'B' | 'b' => stones[1] |= 1 << p,
+            '.' | '-' | '_' => {}
+            _ => {
+                return Err(format!(
+                    "position `{text}`: `{ch}` at point {} ({}) is none of W, B, .",
+                    p,
+                    geo.name(super::Point(p as u8))
+                ));
+            }
+        }
+    }
+    let to_act = match tokens[1] {
+        "w" | "W" => Color::White,
+        "b" | "B" => Color::Black,
+        t => {
+            return Err(format!(
+                "position `{text}`: side to act `{t}` is neither w nor b"
+            ));
+        }
+    };
+    let mut rest = &tokens[2..];
+    let removing = rest.last() == Some(&"x");
+    if removing {
+        rest = &rest[..rest.len() - 1];
+    }
+    let hand = match rest {
+        [] => [0, 0],
+        [w, b] => {
+            let h = |t: &str| {
+                t.parse::<u8>()
+                    .map_err(|_| format!("position `{text}`: hand `{t}` is not a count"))
+            };
+            [h(w)?, h(b)?]
+        }
+        _ => {
+            return Err(format!(
+                "position `{text}`: give both hands (white then black) or neither"
+            ));
+        }
+    };
+    let parts = Parts {
+        stones,
+        hand,
+        to_act,
+        removing,
+        ply: 0,
+        quiet: 0,
+        reps: 1,
+    };
+    Position::from_parts(variant, parts).map_err(|e| format!("position `{text}`: {e}"))
+}

@@ -1,0 +1,81 @@
+//! The Morris family's judgement for the generic `alphabeta` player.
+
+use std::sync::Arc;
+
+use super::perfect::PerfectPlayer;
+use crate::arena::Player;
+use crate::arena::{GamePlayers, PlayerInfo, PlayerSpec, PlayerSpecError, parse_num};
+use crate::game::State;
+use crate::games::morris::db::Database;
+use crate::games::morris::{Morris, Position};
+
+const MORRIS_PLAYERS: &[PlayerInfo] = &[PlayerInfo {
+    name: "perfect",
+    keys: &[
+        (
+            "db",
+            "database directory written by `solve` (default data/morris/<variant>)",
+        ),
+        (
+            "depth",
+            "decisions searched (alpha-beta) where the database has no answer, e.g. Nine's opening (default 4)",
+        ),
+    ],
+    about: "perfect play from the solved database: fastest win, slowest loss; searches into the solved layers elsewhere",
+}];
+
+impl GamePlayers for Morris {
+    fn own_players() -> &'static [PlayerInfo] {
+        MORRIS_PLAYERS
+    }
+
+    fn build_own(
+        &self,
+        spec: &PlayerSpec,
+        seed: u64,
+    ) -> Result<Box<dyn Player<Position>>, PlayerSpecError> {
+        match spec.name.as_str() {
+            "perfect" => {
+                let dir = spec
+                    .get("db")
+                    .map(std::path::PathBuf::from)
+                    .unwrap_or_else(|| Database::default_dir(self.rules));
+                let db =
+                    Database::open(&dir, self.rules).map_err(|e| PlayerSpecError::BadValue {
+                        player: spec.name.clone(),
+                        key: "db".into(),
+                        value: dir.display().to_string(),
+                        why: e.to_string(),
+                    })?;
+                let depth = match spec.get("depth") {
+                    Some(v) => parse_num(spec, "depth", v, 1, 64)? as u32,
+                    None => 4,
+                };
+                Ok(Box::new(PerfectPlayer::new(
+                    Arc::new(db),
+                    depth,
+                    spec.to_string(),
+                    seed,
+                )))
+            }
+            other => unreachable!("MORRIS_PLAYERS lists `{other}` but nothing builds it"),
+        }
+    }
+
+    /// Stones (on the board and in hand) ahead, then mobility: a stone is
+    /// worth far more than a free step, and a blocked player loses.
+    fn evaluation(&self, state: &Position) -> f32 {
+        let me = state.to_act();
+        let geo = state.geometry();
+        let stones = f32::from(geo.stones);
+        let material = (state.total(me) as f32 - state.total(!me) as f32) / stones;
+        let free = |c| {
+            let empty = geo.all & !(state.stones(me) | state.stones(!me));
+            crate::games::morris::geometry::points(state.stones(c))
+                .map(|p| geo.targets(p, empty, state.flies(c)).count_ones())
+                .sum::<u32>() as f32
+        };
+        let mobility = (free(me) - free(!me)) / (4.0 * stones);
+        (0.8 * material + 0.2 * mobility).clamp(-1.0, 1.0)
+    }
+}
