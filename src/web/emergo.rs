@@ -10,11 +10,11 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use super::game::{ByColour, GameError, OutcomeView, bounded_spec_among};
+use super::error::{ByColour, GameError, OutcomeView, bounded_spec};
 use super::offers::Offers;
 use super::seat::EngineSeat;
 use super::seated::{SeatedGame, SeatedRules, SeatedView, TurnView, deref_to_seated};
-use crate::arena::{parse_game_player, players_of};
+use crate::arena::parse_game_player;
 use crate::game::{Color, Game, GameResult, State};
 use crate::games::emergo::notation::{self, Action};
 use crate::games::emergo::{
@@ -56,7 +56,7 @@ pub fn emergo_named(name: &str) -> Result<Variant, GameError> {
 /// `spec` ready to build for Emergo, its thinking time bounded by `max` as
 /// [`super::bounded_spec`] does for YINSH.
 pub fn emergo_spec(spec: &str, max: Duration) -> Result<String, GameError> {
-    bounded_spec_among(spec, max, &players_of::<Emergo>())
+    bounded_spec::<Emergo>(spec, max)
 }
 
 /// Reads one decision as the page and the rules page write them: `@e5`

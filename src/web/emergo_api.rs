@@ -9,12 +9,14 @@ use axum::response::Response;
 use axum::routing::{get, post};
 use serde_json::json;
 
+use super::api::{ApiError, body, ok, page};
 use super::assets;
 use super::emergo::{EmergoGame, EmergoOptions, EmergoVariantView, EmergoView, emergo_named};
-use super::game::HUMAN;
+use super::error::HUMAN;
 use super::offers::Offers;
-use super::served::{ActionRequest, Games, NewGame, ServedGame, create, game_routes, players_json};
-use super::server::{ApiError, AppState, Shared, body, ok, page};
+use super::served::{ActionRequest, NewGame, ServedGame, create, game_routes, players_json};
+use super::server::{AppState, Shared};
+use super::store::Games;
 use crate::game::{Color, Game};
 use crate::games::emergo::{Emergo, Position, Variant};
 

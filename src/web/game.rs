@@ -7,23 +7,22 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use serde::Serialize;
 
+use super::error::{ByColour, GameError, OutcomeView, bounded_spec};
 use super::offers::Offers;
 use super::seat::EngineSeat;
 use super::seated::{SeatedGame, SeatedRules, deref_to_seated};
-use crate::arena::{PlayerInfo, PlayerSpec, PlayerSpecError, parse_player, players_of};
+use crate::arena::parse_player;
 use crate::game::Game;
 use crate::games::yinsh::notation::{NotationError, format_turns, parse_action};
 use crate::games::yinsh::{Action, Color, Decision, Point, Position, Variant, Yinsh};
-
-/// The opponent spec that means "no engine: both sides are played by hand".
-pub const HUMAN: &str = "human";
 
 /// What a new game is made of.
 #[derive(Clone, Debug)]
 pub struct GameOptions {
     /// The colour the human plays.
     pub human: Color,
-    /// A player spec (see [`crate::arena::parse_player`]) or [`HUMAN`].
+    /// A player spec (see [`crate::arena::parse_player`]) or
+    /// [`super::HUMAN`].
     pub opponent: String,
     /// One ring wins.
     pub blitz: bool,
@@ -31,54 +30,6 @@ pub struct GameOptions {
     pub random_placement: bool,
     /// Seeds the engine and the random placement.
     pub seed: u64,
-}
-
-/// Why a request about a game was refused. Each variant names the problem
-/// in words a player can act on.
-#[derive(Debug, thiserror::Error)]
-pub enum GameError {
-    #[error("bad opponent: {0}")]
-    Opponent(#[from] PlayerSpecError),
-    #[error(
-        "opponent `{spec}` thinks {asked} ms per decision; this server allows at most {max} ms"
-    )]
-    ThinkTooLong { spec: String, asked: u64, max: u64 },
-    #[error("opponent `{spec}`: option `time={value}` is not a whole number of milliseconds")]
-    BadTime { spec: String, value: String },
-    /// A spec that names a file, or a network or database the server does
-    /// not offer ([`super::Offers`]).
-    #[error("bad opponent: {0}")]
-    NotOffered(#[from] super::offers::NotOffered),
-    /// An offered network or database that could not be loaded.
-    #[error("{0}")]
-    Unavailable(String),
-    #[error("{0}")]
-    Notation(#[from] NotationError),
-    /// A request that cannot be understood (a Morris action that is no
-    /// point name, an unknown variant).
-    #[error("{0}")]
-    BadRequest(String),
-    /// A well-formed Morris action that the rules forbid here.
-    #[error("{0}")]
-    Illegal(String),
-    #[error("the game is over")]
-    GameOver,
-    #[error("it is the engine's turn ({0} to act): ask the engine to move")]
-    EngineToAct(Color),
-    #[error("it is your turn ({0} to act): the engine has nothing to do")]
-    HumanToAct(Color),
-    #[error("this game has no engine opponent")]
-    NoEngine,
-    #[error("the engine is still thinking about this game")]
-    EngineBusy,
-    #[error("nothing to undo")]
-    NothingToUndo,
-    #[error("the engine `{spec}` chose `{action}`, which is not legal: {why}")]
-    EngineBug {
-        spec: String,
-        action: String,
-        why: String,
-    },
 }
 
 /// A game between a human and an engine (or two humans at one screen):
@@ -99,69 +50,12 @@ deref_to_seated!(PageGame, Position);
 /// `pass`); [`PageGame::undo`] takes them back one by one.
 impl SeatedRules for Position {
     fn parse_human(&self, text: &str) -> Result<Action, GameError> {
-        Ok(parse_action(self, text.trim())?)
+        parse_action(self, text.trim()).map_err(|e| match e {
+            NotationError::Malformed { .. } => GameError::BadRequest(e.to_string()),
+            e => GameError::Illegal(e.to_string()),
+        })
     }
 }
-
-/// `spec` with its thinking time bounded by `max`: specs of players that
-/// take a `time` option get `time=max` unless they ask for less.
-///
-/// ```
-/// use std::time::Duration;
-/// use yinsh_zero::web::bounded_spec;
-/// let max = Duration::from_millis(500);
-/// assert_eq!(bounded_spec("alphabeta:depth=4", max).unwrap(), "alphabeta:depth=4,time=500");
-/// assert_eq!(bounded_spec("mcts-rollout:time=100", max).unwrap(), "mcts-rollout:time=100");
-/// assert_eq!(bounded_spec("random", max).unwrap(), "random");
-/// assert!(bounded_spec("alphabeta:time=9000", max).is_err());
-/// ```
-pub fn bounded_spec(spec: &str, max: Duration) -> Result<String, GameError> {
-    bounded_spec_among(spec, max, &players_of::<crate::games::yinsh::Yinsh>())
-}
-
-/// [`bounded_spec`] for the player kinds `players` of any game.
-pub(crate) fn bounded_spec_among(
-    spec: &str,
-    max: Duration,
-    players: &[PlayerInfo],
-) -> Result<String, GameError> {
-    let mut parsed: PlayerSpec = spec.parse()?;
-    let max_ms = max.as_millis() as u64;
-    let takes_time = players
-        .iter()
-        .find(|p| p.name == parsed.name)
-        .is_some_and(|p| p.keys.iter().any(|(k, _)| *k == "time"));
-    if let Some(value) = parsed.get("time") {
-        let asked: u64 = value.parse().map_err(|_| GameError::BadTime {
-            spec: spec.to_string(),
-            value: value.to_string(),
-        })?;
-        if asked > max_ms {
-            return Err(GameError::ThinkTooLong {
-                spec: spec.to_string(),
-                asked,
-                max: max_ms,
-            });
-        }
-    } else if takes_time {
-        parsed.options.push(("time".into(), max_ms.to_string()));
-    }
-    for &(key, most) in WEB_LIMITS {
-        if let Some(value) = parsed.get(key)
-            && value.parse::<u64>().is_ok_and(|v| v > most)
-        {
-            return Err(GameError::BadRequest(format!(
-                "opponent: option `{key}` may be at most {most} on this server"
-            )));
-        }
-    }
-    Ok(parsed.to_string())
-}
-
-/// Options that size what a player allocates, with the most a request may
-/// ask: `alphabeta:tt=28` is a 4 GiB table, per game, and the server keeps
-/// up to a thousand games. 20 bits is a 16 MiB table.
-const WEB_LIMITS: &[(&str, u64)] = &[("tt", 20)];
 
 impl PageGame {
     /// A new game; the opponent spec is bounded by `max_think` (see
@@ -179,7 +73,7 @@ impl PageGame {
             &start,
             offers,
             (Yinsh::NAME, start.variant().name()),
-            |spec| bounded_spec(spec, max_think),
+            |spec| bounded_spec::<Yinsh>(spec, max_think),
             Box::new(parse_player),
         )?;
         let mut game = PageGame {
@@ -335,13 +229,6 @@ impl BoardView {
     }
 }
 
-/// One value per colour, as `{"white": .., "black": ..}`.
-#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
-pub struct ByColour<T> {
-    pub white: T,
-    pub black: T,
-}
-
 /// The state of a game as the API returns it.
 #[derive(Clone, Debug, Serialize)]
 pub struct GameView {
@@ -371,13 +258,4 @@ pub struct GameView {
     pub flipped: Vec<String>,
     pub outcome: Option<OutcomeView>,
     pub can_undo: bool,
-}
-
-#[derive(Clone, Debug, Serialize)]
-pub struct OutcomeView {
-    /// `None` for a draw.
-    pub winner: Option<Color>,
-    pub reason: &'static str,
-    /// E.g. "white wins (three rings)".
-    pub text: String,
 }

@@ -18,11 +18,11 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use super::game::{GameError, OutcomeView, bounded_spec_among};
+use super::error::{GameError, OutcomeView, bounded_spec};
 use super::offers::Offers;
 use super::seat::EngineSeat;
 use super::seated::{SeatedGame, SeatedRules, SeatedView, deref_to_seated};
-use crate::arena::{parse_game_player, players_of};
+use crate::arena::parse_game_player;
 use crate::game::{Color, Game, GameResult, State};
 use crate::games::grid::solve::{Solver, Value};
 use crate::games::grid::{Action, Grid, Position, Square};
@@ -70,7 +70,7 @@ pub fn grid_named(name: &str) -> Result<Grid, GameError> {
 /// `spec` ready to build for the grid game, its thinking time bounded by
 /// `max` as [`super::bounded_spec`] does for YINSH.
 pub fn grid_spec(spec: &str, max: Duration) -> Result<String, GameError> {
-    bounded_spec_among(spec, max, &players_of::<Grid>())
+    bounded_spec::<Grid>(spec, max)
 }
 
 /// Reads an action written in the game's notation: `Ge6` (Player 1 moves

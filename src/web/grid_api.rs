@@ -13,16 +13,18 @@ use axum::response::Response;
 use axum::routing::{get, post};
 use serde_json::json;
 
+use super::api::{ApiError, body, ok, page};
 use super::assets;
-use super::game::HUMAN;
+use super::error::HUMAN;
 use super::grid::{
     GridBoard, GridGame, GridOptions, GridView, SOLVER_NODES, grid_named, grid_title,
 };
 use super::offers::Offers;
 use super::served::{
-    ActionRequest, Games, NewGame, ServedGame, SlowWork, create, game_routes, players_json,
+    ActionRequest, NewGame, ServedGame, SlowWork, create, game_routes, players_json,
 };
-use super::server::{ApiError, AppState, Shared, body, ok, page};
+use super::server::{AppState, Shared};
+use super::store::Games;
 use crate::game::{Color, Game};
 use crate::games::grid::{Grid, Position};
 

@@ -44,9 +44,11 @@
 //! minutes, and the verdict then says the position is too deep.
 
 mod analysis;
+mod api;
 mod assets;
 mod emergo;
 mod emergo_api;
+mod error;
 mod game;
 mod grid;
 mod grid_api;
@@ -59,19 +61,19 @@ mod seat;
 mod seated;
 mod served;
 mod server;
+mod store;
 mod work;
 
 pub use analysis::{
     Analysis, EvaluatorFactory, MoveShare, analyze, rollout_evaluators, spec_evaluators,
 };
+pub use api::{ApiError, MAX_BODY_BYTES};
 pub use emergo::{
     EmergoBoard, EmergoEngineDone, EmergoEngineJob, EmergoGame, EmergoLegalView, EmergoOptions,
     EmergoVariantView, EmergoView, UnitView, emergo_named, emergo_spec, emergo_title,
 };
-pub use game::{
-    BoardView, ByColour, EngineDone, EngineJob, GameError, GameOptions, GameView, HUMAN,
-    OutcomeView, PageGame, bounded_spec,
-};
+pub use error::{ByColour, GameError, HUMAN, OutcomeView, bounded_spec};
+pub use game::{BoardView, EngineDone, EngineJob, GameOptions, GameView, PageGame};
 pub use grid::{
     ChartPoint, Charts, GridBoard, GridEngineDone, GridEngineJob, GridGame, GridOptions, GridValue,
     GridView, LegalView, OptimalLine, OptimalLines, OptimalSummary, SOLVER_NODES, SolverView,
@@ -91,5 +93,5 @@ pub use offers::{
 };
 pub use run_view::{EvalFile, RunView, SeriesPoint, read_run};
 pub use seated::{SeatedGame, SeatedRules, SeatedView, TurnView};
-pub use server::{ApiError, MAX_BODY_BYTES, ServeConfig, router, serve};
+pub use server::{ServeConfig, router, serve};
 pub use work::RETRY_AFTER_SECONDS;

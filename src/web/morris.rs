@@ -9,11 +9,11 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use super::game::{ByColour, GameError, OutcomeView, bounded_spec_among};
+use super::error::{ByColour, GameError, OutcomeView, bounded_spec};
 use super::offers::Offers;
 use super::seat::EngineSeat;
 use super::seated::{SeatedGame, SeatedRules, SeatedView, TurnView, deref_to_seated};
-use crate::arena::{PlayerSpec, parse_game_player, players_of};
+use crate::arena::{PlayerSpec, parse_game_player};
 use crate::game::{Color, Game, GameResult, State};
 use crate::games::morris::db::Database;
 use crate::games::morris::{Action, Morris, Position, Square, Variant, geometry};
@@ -52,7 +52,7 @@ pub fn variant_named(name: &str) -> Result<Variant, GameError> {
 /// `spec` with its thinking time bounded by `max` (as
 /// [`super::bounded_spec`] does for YINSH).
 pub fn morris_spec(spec: &str, max: Duration) -> Result<String, GameError> {
-    bounded_spec_among(spec, max, &players_of::<Morris>())
+    bounded_spec::<Morris>(spec, max)
 }
 
 /// A `perfect` player without a `db` option pointed at the server's own
@@ -172,7 +172,7 @@ impl MorrisGame {
             &start,
             offers,
             (Morris::NAME, game.variant()),
-            |spec| bounded_spec_among(spec, max_think, &players_of::<Morris>()),
+            |spec| bounded_spec::<Morris>(spec, max_think),
             Box::new(move |spec: &str, seed| {
                 let spec = with_database(spec, db_dir.as_deref());
                 parse_game_player(&game, &spec, seed)

@@ -12,12 +12,14 @@ use axum::response::Response;
 use axum::routing::{get, post};
 use serde_json::json;
 
+use super::api::{ApiError, body, internal, lock, ok, page};
 use super::assets;
-use super::game::HUMAN;
+use super::error::HUMAN;
 use super::morris::{BoardGeometry, MorrisGame, MorrisOptions, MorrisView, title, variant_named};
 use super::offers::Offers;
-use super::served::{ActionRequest, Games, NewGame, ServedGame, create, game_routes, players_json};
-use super::server::{ApiError, AppState, Shared, body, internal, lock, ok, page};
+use super::served::{ActionRequest, NewGame, ServedGame, create, game_routes, players_json};
+use super::server::{AppState, Shared};
+use super::store::Games;
 use crate::game::{Color, Game};
 use crate::games::morris::{Morris, Position, Variant};
 

@@ -9,7 +9,7 @@
 //! the answer to the position it was asked about. While the engine is out
 //! (`thinking`), the game refuses every change.
 
-use super::game::{GameError, HUMAN};
+use super::error::{GameError, HUMAN};
 use super::offers::Offers;
 use crate::arena::{FILE_KEYS, Player, PlayerSpecError};
 use crate::game::{Color, State};

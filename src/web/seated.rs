@@ -7,7 +7,7 @@
 
 use serde::Serialize;
 
-use super::game::GameError;
+use super::error::GameError;
 use super::seat::{EngineDone, EngineJob, EngineSeat};
 use crate::game::{Color, State};
 

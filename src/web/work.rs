@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use axum::http::StatusCode;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
-use super::server::ApiError;
+use super::api::ApiError;
 
 /// Seconds a client told the server is busy is asked to wait.
 pub const RETRY_AFTER_SECONDS: u64 = 1;
