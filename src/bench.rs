@@ -348,3 +348,118 @@ pub fn bench_train<G: crate::game::Game>(
         native_cpu,
     })
 }
+
+/// One worker process of [`bench_workers`], as its summary line says.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WorkerFigures {
+    pub games: u64,
+    pub games_per_hour: f64,
+    /// Seconds it spent uploading...
+    pub upload_s: f64,
+    /// ...of the seconds it worked.
+    pub busy_s: f64,
+}
+
+/// Self-play workers' speed as separate processes ([`bench_workers`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct WorkersBench {
+    /// The run's URL.
+    pub run: String,
+    /// Whether the run had no network and got a fresh one (generation 0).
+    pub published_fresh: bool,
+    pub games_per_batch: u64,
+    pub workers: Vec<WorkerFigures>,
+    /// Games in all.
+    pub games: u64,
+    /// Seconds from the first start to the last exit.
+    pub seconds: f64,
+}
+
+/// Runs `processes` `worker` processes of the program `exe` (this crate's
+/// binary, which the library cannot name itself) on the run at `location`,
+/// one self-play thread and `batches` batches each, with the config at
+/// `config` (default: the embedded one), and reads each one's summary
+/// line. A run without a network first gets a fresh one. The workers'
+/// ids are the same on every call, so that on a fresh run the same games
+/// are played whichever store holds it and two stores compare. It exists
+/// so that `bench workers` only parses, calls and prints.
+pub fn bench_workers(
+    exe: &std::path::Path,
+    location: &str,
+    config: Option<&std::path::Path>,
+    processes: usize,
+    batches: u64,
+) -> anyhow::Result<WorkersBench> {
+    use crate::run::config::RunConfig;
+    use crate::run::shared::SharedRun;
+    anyhow::ensure!(processes >= 1, "--processes must be at least 1");
+    anyhow::ensure!(batches >= 1, "--batches must be at least 1");
+    let cfg = RunConfig::load(config)?;
+    let scratch = tempfile::tempdir()?;
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let shared = SharedRun::open(location, Some(&scratch.path().join("cache")), stop)?;
+    let published_fresh = shared.best()?.is_none();
+    if published_fresh {
+        struct Publish<'a>(&'a SharedRun, &'a RunConfig);
+        impl crate::games::GameTask for Publish<'_> {
+            type Output = anyhow::Result<()>;
+            fn run<G: crate::arena::GamePlayers>(self, game: G) -> Self::Output {
+                crate::run::worker::publish_fresh_network(&game, self.0, self.1)
+            }
+        }
+        crate::games::with_game(&cfg.game.name, &cfg.game.variant, Publish(&shared, &cfg))??;
+    }
+    let config = scratch.path().join("config.toml");
+    std::fs::write(&config, cfg.to_toml())?;
+    let t = Instant::now();
+    let children: Vec<_> = (0..processes)
+        .map(|i| {
+            let id = format!("bench.{i}");
+            std::process::Command::new(exe)
+                .args(["worker", "--run", location, "--threads", "1", "--id", &id])
+                .arg("--batches")
+                .arg(batches.to_string())
+                .arg("--config")
+                .arg(&config)
+                .arg("--spool")
+                .arg(scratch.path().join(format!("spool-{i}")))
+                .arg("--cache")
+                .arg(scratch.path().join(format!("cache-{i}")))
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::null())
+                .spawn()
+        })
+        .collect::<Result<_, _>>()?;
+    let mut workers = Vec::new();
+    for c in children {
+        let out = c.wait_with_output()?;
+        let text = String::from_utf8_lossy(&out.stdout);
+        anyhow::ensure!(out.status.success(), "a worker failed: {text}");
+        workers.push(worker_figures(text.lines().last().unwrap_or_default()));
+    }
+    Ok(WorkersBench {
+        run: shared.url(),
+        published_fresh,
+        games_per_batch: cfg.workers.games_per_batch,
+        games: workers.iter().map(|w| w.games).sum(),
+        workers,
+        seconds: t.elapsed().as_secs_f64(),
+    })
+}
+
+/// A worker's last line, "... N games, ... R games/hour, U s of T s
+/// uploading", as figures (NaN where one is missing, 0 games).
+fn worker_figures(line: &str) -> WorkerFigures {
+    let number_before =
+        |what: &str| -> Option<f64> { line.split(what).next()?.rsplit(' ').next()?.parse().ok() };
+    WorkerFigures {
+        games: number_before(" games, ").unwrap_or(0.0) as u64,
+        games_per_hour: number_before(" games/hour").unwrap_or(f64::NAN),
+        upload_s: number_before(" s of ").unwrap_or(f64::NAN),
+        busy_s: line
+            .split(" s of ")
+            .nth(1)
+            .and_then(|r| r.split(' ').next()?.parse::<f64>().ok())
+            .unwrap_or(f64::NAN),
+    }
+}

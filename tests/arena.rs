@@ -7,10 +7,10 @@ use std::process::Command;
 use common::cli::{failed, succeeded, yz};
 use yinsh_zero::arena::{
     ArenaConfig, ArenaGame, Openings, PairResults, Player, Sprt, Verdict, fit_games,
-    new_history_file, parse_player, read_history, run_arena, write_history,
+    new_history_file, read_history, run_arena, write_history,
 };
 use yinsh_zero::games::yinsh::notation::parse_game;
-use yinsh_zero::games::yinsh::{Action, Position, Yinsh};
+use yinsh_zero::games::yinsh::{Action, Position, Yinsh, parse_player};
 
 fn internal(spec: &str, seed: u64) -> Result<Box<dyn Player<Position>>, String> {
     parse_player(spec, seed).map_err(|e| e.to_string())

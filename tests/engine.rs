@@ -89,7 +89,8 @@ fn match_against_our_own_engine_as_an_external_program() {
 
 #[test]
 fn external_player_plays_a_whole_game_in_process() {
-    let mut ext = ExternalPlayer::spawn(
+    let mut ext = ExternalPlayer::spawn_for(
+        Yinsh::standard(),
         &format!("{BIN} engine --player greedy"),
         ExternalConfig::default(),
     )
@@ -163,7 +164,12 @@ fn broken_engines_forfeit_with_a_clear_report_and_never_hang() {
 fn in_process_failures_are_play_errors() {
     let dir = tempfile::tempdir().unwrap();
     let path = fake_engine(dir.path(), "garbage", "echo 'bestmove a1-a2'");
-    let mut ext = ExternalPlayer::spawn(path.to_str().unwrap(), ExternalConfig::default()).unwrap();
+    let mut ext = ExternalPlayer::spawn_for(
+        Yinsh::standard(),
+        path.to_str().unwrap(),
+        ExternalConfig::default(),
+    )
+    .unwrap();
     let mut random = RandomPlayer::new(1);
     let err = play_game(&mut ext, &mut random, Position::new()).unwrap_err();
     assert!(
@@ -246,7 +252,7 @@ fn an_external_program_is_told_the_game_and_refused_for_another() {
     // taken to be a YINSH engine: fine for YINSH, refused for another game.
     let old = fake_engine(dir.path(), "old", "echo 'bestmove e3'");
     let old = old.to_str().unwrap();
-    ExternalPlayer::spawn(old, ExternalConfig::default()).unwrap();
+    ExternalPlayer::spawn_for(Yinsh::standard(), old, ExternalConfig::default()).unwrap();
     let err = refusal(TicTacToe, old);
     assert!(
         err.contains("taken to be a yinsh engine, not one for tictactoe"),

@@ -1026,7 +1026,8 @@ fn web_bodies() {
     use axum::body::{Body, to_bytes};
     use axum::http::{Request, StatusCode, header};
     use tower::ServiceExt;
-    use yinsh_zero::web::{ServeConfig, router};
+    use yinsh_zero::games::router;
+    use yinsh_zero::web::ServeConfig;
 
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()

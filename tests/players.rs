@@ -2,10 +2,8 @@
 
 use std::collections::HashSet;
 
-use yinsh_zero::arena::{
-    MatchConfig, PlayError, Player, RandomPlayer, parse_player, play_game, play_match,
-};
-use yinsh_zero::games::yinsh::{Action, Decision, Position, Variant, Yinsh};
+use yinsh_zero::arena::{MatchConfig, PlayError, Player, RandomPlayer, play_game, play_match};
+use yinsh_zero::games::yinsh::{Action, Decision, Position, Variant, Yinsh, parse_player};
 use yinsh_zero::util::sub_seed;
 
 /// Wraps a player, checks every choice with `is_legal` before the game sees
@@ -120,8 +118,22 @@ fn an_illegal_choice_stops_the_game_with_a_clear_error() {
 fn greedy_beats_random_in_both_colours() {
     // Measured with seed 2024: greedy scores about 99% as White and as
     // Black; 75% leaves room for any reasonable change of seed.
-    let as_white = play_match(&MatchConfig::new("greedy", "random", 100, 2024)).unwrap();
-    let as_black = play_match(&MatchConfig::new("random", "greedy", 100, 2025)).unwrap();
+    let as_white = play_match(&MatchConfig::new(
+        Yinsh::standard(),
+        "greedy",
+        "random",
+        100,
+        2024,
+    ))
+    .unwrap();
+    let as_black = play_match(&MatchConfig::new(
+        Yinsh::standard(),
+        "random",
+        "greedy",
+        100,
+        2025,
+    ))
+    .unwrap();
     let greedy_white = as_white.first_total.score();
     let greedy_black = as_black.second_total.score();
     assert!(
@@ -136,7 +148,7 @@ fn greedy_beats_random_in_both_colours() {
 
 #[test]
 fn matches_are_reproducible_and_independent_of_threads() {
-    let mut config = MatchConfig::new("greedy:threats=false", "random", 24, 99);
+    let mut config = MatchConfig::new(Yinsh::standard(), "greedy:threats=false", "random", 24, 99);
     config.swap = true;
     config.game = Yinsh::blitz();
     let on = |threads: usize, config: &MatchConfig<Yinsh>| {
@@ -175,9 +187,15 @@ fn players_are_reproducible_from_their_seed() {
 
 #[test]
 fn match_rejects_bad_specs_before_playing() {
-    let err = play_match(&MatchConfig::new("greedy", "minimax", 10, 0))
-        .unwrap_err()
-        .to_string();
+    let err = play_match(&MatchConfig::new(
+        Yinsh::standard(),
+        "greedy",
+        "minimax",
+        10,
+        0,
+    ))
+    .unwrap_err()
+    .to_string();
     assert!(
         err.starts_with("second player: unknown player `minimax`"),
         "{err}"

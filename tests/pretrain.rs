@@ -55,7 +55,7 @@ fn config() -> RunConfig {
         learning_rate: 0.003,
         lr_floor: 0.1,
         label_smoothing: 0.1,
-        random_placements: 2,
+        opening_moves: 2,
         workers: 2,
         games_per_file: 100,
     };

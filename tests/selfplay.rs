@@ -354,7 +354,7 @@ fn morris_games(
         workers: 1,
         games_in_flight: 2,
         games_per_file: 1,
-        random_placements: 0,
+        opening_moves: 0,
         side_games,
         ..SelfPlayConfig::default()
     };

@@ -42,7 +42,7 @@ fn config(generations: u64) -> RunConfig {
     cfg.search.temperature_turns = 9;
     cfg.selfplay.workers = 2;
     cfg.selfplay.games_in_flight = 48;
-    cfg.selfplay.random_placements = 1;
+    cfg.selfplay.opening_moves = 1;
     cfg.selfplay.resign = false;
     cfg.selfplay.games_per_file = 48;
     cfg.replay.min_size = 3000;
@@ -64,7 +64,7 @@ fn config(generations: u64) -> RunConfig {
     cfg.baseline.opponents = vec!["random".into()];
     cfg.baseline.games = 10;
     cfg.baseline.simulations = 16;
-    cfg.baseline.random_placements = 0;
+    cfg.baseline.opening_moves = 0;
     // From random weights: the test is of self-play learning alone.
     cfg.pretrain.games = 0;
     cfg
@@ -192,7 +192,7 @@ fn gating_duels_each_candidate_against_the_best_network() {
     cfg.gating.enabled = true;
     cfg.gating.games = 8;
     cfg.gating.simulations = 16;
-    cfg.gating.random_placements = 1;
+    cfg.gating.opening_moves = 1;
     cfg.baseline.every = 0;
     let threshold = cfg.gating.threshold;
     let summary = train(&TicTacToe, &run, cfg, &AtomicBool::new(false)).unwrap();

@@ -8,7 +8,8 @@ use std::path::PathBuf;
 
 use common::web::{YINSH, get, post, request, strings};
 use serde_json::json;
-use yinsh_zero::web::{ServeConfig, serve};
+use yinsh_zero::games::serve;
+use yinsh_zero::web::ServeConfig;
 
 /// Starts a server on an ephemeral port in a background runtime.
 fn start(config: ServeConfig) -> SocketAddr {

@@ -16,8 +16,8 @@ use common::web::{GRID, Server, error_of, get, post, strings};
 use serde_json::{Value, json};
 use yinsh_zero::game::{Color, Game, State};
 use yinsh_zero::games::grid::solve::Solver;
+use yinsh_zero::games::grid::web::{OptimalLine, SOLVER_NODES, chart_series, solve_position};
 use yinsh_zero::games::grid::{Grid, Position};
-use yinsh_zero::web::{OptimalLine, SOLVER_NODES, chart_series, solve_position};
 
 fn serve() -> Server {
     Server::start(&[&"--think-ms", &"500"])

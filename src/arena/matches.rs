@@ -8,7 +8,6 @@ use serde::Serialize;
 use super::elo::PairResults;
 use super::spec::{GamePlayers, PlayerSpecError, parse_game_player};
 use super::tournament::{ArenaConfig, ArenaGame, Openings, run_arena};
-use crate::games::yinsh::Yinsh;
 
 /// What to play.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -26,18 +25,10 @@ pub struct MatchConfig<G> {
     pub game: G,
 }
 
-impl MatchConfig<Yinsh> {
-    /// `games` games of YINSH, `first` (White) against `second` (Black),
-    /// standard rules, no colour swap.
-    pub fn new(first: &str, second: &str, games: u32, seed: u64) -> MatchConfig<Yinsh> {
-        MatchConfig::of(Yinsh::standard(), first, second, games, seed)
-    }
-}
-
 impl<G: GamePlayers> MatchConfig<G> {
-    /// `games` games of `game`, `first` (White) against `second` (Black),
-    /// no colour swap.
-    pub fn of(game: G, first: &str, second: &str, games: u32, seed: u64) -> MatchConfig<G> {
+    /// `games` games of `game` (its variant's rules), `first` (White)
+    /// against `second` (Black), no colour swap.
+    pub fn new(game: G, first: &str, second: &str, games: u32, seed: u64) -> MatchConfig<G> {
         MatchConfig {
             first: first.into(),
             second: second.into(),
@@ -156,8 +147,9 @@ impl MatchResult {
 ///
 /// ```
 /// use yinsh_zero::arena::{MatchConfig, play_match};
+/// use yinsh_zero::games::yinsh::Yinsh;
 ///
-/// let mut config = MatchConfig::new("greedy", "random", 4, 7);
+/// let mut config = MatchConfig::new(Yinsh::standard(), "greedy", "random", 4, 7);
 /// config.swap = true;
 /// let r = play_match(&config).unwrap();
 /// assert_eq!(r.first_total.games(), 4);

@@ -5,21 +5,23 @@
 //! Everything that chooses actions implements [`Player`]: the baselines
 //! ([`RandomPlayer`], minimax), search players and network players; each
 //! game adds its own in its folder ([`GamePlayers`]). Players are named on the command line by a spec such as
-//! `greedy` or `alphabeta:depth=3` (see [`parse_player`]), and meet in
+//! `greedy` or `alphabeta:depth=3` (see [`parse_game_player`]), and meet in
 //! [`play_game`] and [`play_match`].
 //!
 //! ```
-//! use yinsh_zero::arena::{parse_player, play_game};
-//! use yinsh_zero::games::yinsh::Position;
+//! use yinsh_zero::arena::{parse_game_player, play_game};
+//! use yinsh_zero::games::yinsh::{Position, Yinsh};
 //!
-//! let mut white = parse_player("greedy", 1).unwrap();
-//! let mut black = parse_player("random", 2).unwrap();
+//! let yinsh = Yinsh::standard();
+//! let mut white = parse_game_player(&yinsh, "greedy", 1).unwrap();
+//! let mut black = parse_game_player(&yinsh, "random", 2).unwrap();
 //! let record = play_game(white.as_mut(), black.as_mut(), Position::blitz()).unwrap();
 //! assert!(!record.actions.is_empty());
 //! ```
 
 mod duel;
 mod elo;
+mod evaluation;
 mod game;
 mod matches;
 pub mod minimax;
@@ -31,10 +33,17 @@ mod spec;
 mod sprt;
 mod tournament;
 
+/// YINSH's player builder under its old generic name: it is
+/// [`crate::games::yinsh::parse_player`]. Kept only until its last callers
+/// (the YINSH web page and `serve`, another engineer's files) name the
+/// new path; no new code should use it.
+#[doc(hidden)]
+pub use crate::games::yinsh::parse_player;
 pub use duel::{DuelError, DuelResult, DuelSettings, run_duel};
 pub use elo::{
     EloError, EloFit, PairResults, Rating, ResultTable, Z95, elo_from_score, score_from_elo,
 };
+pub use evaluation::{Evaluated, RecordedTournament, history_of};
 pub use game::{GameRecord, PlayError, play_game};
 pub use matches::{MatchConfig, MatchError, MatchResult, play_match};
 pub use minimax::{Evaluation, MinimaxConfig, MinimaxPlayer};
@@ -43,7 +52,7 @@ pub use random::RandomPlayer;
 pub use search_player::{RolloutEvaluator, SearchPlayer};
 pub use spec::{
     FILE_KEYS, GamePlayers, KNOWN_PLAYERS, PlayerInfo, PlayerSpec, PlayerSpecError, parse_bool,
-    parse_game_player, parse_num, parse_player, players_of,
+    parse_game_player, parse_num, players_of,
 };
 pub use sprt::{Sprt, SprtError, Verdict};
 pub use tournament::{

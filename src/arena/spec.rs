@@ -12,7 +12,6 @@ use super::random::RandomPlayer;
 use super::search_player::{RolloutEvaluator, SearchPlayer};
 use crate::evaluator::{Evaluator, SymmetryAverage};
 use crate::game::Game;
-use crate::games::yinsh::{Position, Yinsh};
 use crate::mcts::SearchConfig;
 
 /// A player kind that [`parse_game_player`] can build, with its options.
@@ -259,23 +258,6 @@ impl fmt::Display for PlayerSpec {
         }
         Ok(())
     }
-}
-
-/// Builds the YINSH player named by `spec`, seeding its randomness with
-/// `seed`: [`parse_game_player`] for YINSH (either variant: a YINSH player
-/// plays the variant of the position it is given).
-///
-/// The syntax is `name[:key=value,key=value]`; see [`players_of`].
-/// Unknown names and keys are errors that list what is known.
-///
-/// ```
-/// use yinsh_zero::arena::parse_player;
-/// assert_eq!(parse_player("greedy:threats=false", 0).unwrap().name(), "greedy:threats=false");
-/// let err = parse_player("grredy", 0).err().unwrap().to_string();
-/// assert!(err.contains("random, greedy"), "{err}");
-/// ```
-pub fn parse_player(spec: &str, seed: u64) -> Result<Box<dyn Player<Position>>, PlayerSpecError> {
-    parse_game_player(&Yinsh::standard(), spec, seed)
 }
 
 /// Builds the player of `game` named by `spec`, seeding its randomness with
@@ -530,7 +512,8 @@ mod tests {
 
     #[test]
     fn bad_specs_name_the_problem() {
-        let e = |s: &str| parse_player(s, 0).err().expect(s).to_string();
+        let yinsh = crate::games::yinsh::Yinsh::standard();
+        let e = |s: &str| parse_game_player(&yinsh, s, 0).err().expect(s).to_string();
         assert!(e("").contains("known players: random, greedy, alphabeta"));
         assert!(e("minimax:depth=3").contains("unknown player `minimax`"));
         assert!(e("alphabeta:depth=0").contains("from 1 to 64"));

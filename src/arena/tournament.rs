@@ -35,8 +35,8 @@ use crate::game::{ActionOf, Color, Game, GameResult, State};
 use crate::util::{sub_seed, write_atomic};
 
 /// Builds the player for a spec with a seed; an error forfeits the game.
-/// [`crate::engine::build_player`] (internal and external players) and
-/// [`super::parse_player`] (internal only) both fit.
+/// [`crate::engine::build_game_player`] (internal and external players)
+/// and [`super::parse_game_player`] (internal only) both fit.
 pub type PlayerFactory<'a, S> = dyn Fn(&str, u64) -> Result<Box<dyn Player<S>>, String> + Sync + 'a;
 
 /// Where games start.
@@ -384,11 +384,13 @@ pub enum ArenaError {
 /// writing them out as they come).
 ///
 /// ```
-/// use yinsh_zero::arena::{ArenaConfig, parse_player, run_arena};
+/// use yinsh_zero::arena::{ArenaConfig, parse_game_player, run_arena};
 /// use yinsh_zero::games::yinsh::Yinsh;
 ///
 /// let config = ArenaConfig::round_robin(Yinsh::standard(), &["random", "greedy"], 4, 7);
-/// let factory = |spec: &str, seed: u64| parse_player(spec, seed).map_err(|e| e.to_string());
+/// let yinsh = Yinsh::standard();
+/// let factory =
+///     |spec: &str, seed: u64| parse_game_player(&yinsh, spec, seed).map_err(|e| e.to_string());
 /// let r = run_arena(&config, &factory, &mut |_| {}).unwrap();
 /// assert_eq!(r.games.len(), 4);
 /// assert_eq!(r.pairings[0].first_as_white.games(), 2);
@@ -415,11 +417,13 @@ pub fn run_arena<G: Game>(
 /// thread), the arena ends early with the games played so far.
 ///
 /// ```
-/// use yinsh_zero::arena::{ArenaConfig, parse_player, resume_arena, run_arena};
+/// use yinsh_zero::arena::{ArenaConfig, parse_game_player, resume_arena, run_arena};
 /// use yinsh_zero::games::yinsh::Yinsh;
 ///
 /// let config = ArenaConfig::round_robin(Yinsh::standard(), &["random", "greedy"], 6, 7);
-/// let factory = |spec: &str, seed: u64| parse_player(spec, seed).map_err(|e| e.to_string());
+/// let yinsh = Yinsh::standard();
+/// let factory =
+///     |spec: &str, seed: u64| parse_game_player(&yinsh, spec, seed).map_err(|e| e.to_string());
 /// let all = run_arena(&config, &factory, &mut |_| {}).unwrap();
 /// let mut fresh = 0;
 /// let resumed = resume_arena(&config, &factory, &all.games[..4], &mut |b| fresh += b.len(), &|| false)

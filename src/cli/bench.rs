@@ -8,11 +8,13 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use serde::Serialize;
 
-use yinsh_zero::arena::{GamePlayers, parse_player};
-use yinsh_zero::bench::{SelfPlayBench, TrainBench, bench_engine, bench_selfplay, bench_train};
+use yinsh_zero::arena::GamePlayers;
+use yinsh_zero::bench::{
+    SelfPlayBench, TrainBench, bench_engine, bench_selfplay, bench_train, bench_workers,
+};
 use yinsh_zero::game::Game;
 use yinsh_zero::games::yinsh::alphabeta::{AlphaBetaConfig, AlphaBetaPlayer};
-use yinsh_zero::games::yinsh::{Decision, Position, Yinsh};
+use yinsh_zero::games::yinsh::{Decision, Position, Yinsh, parse_player};
 use yinsh_zero::games::{GameTask, with_game};
 use yinsh_zero::mcts::{SearchConfig, bench_search, bench_search_with};
 use yinsh_zero::nn::{BenchOptions, NnError, bench_nn};
@@ -543,88 +545,35 @@ fn baselines(args: BaselinesArgs) -> anyhow::Result<()> {
 }
 
 fn workers(args: WorkersArgs) -> anyhow::Result<()> {
-    use yinsh_zero::run::shared::SharedRun;
-    use yinsh_zero::run::worker::publish_fresh_network;
-    ensure!(args.processes >= 1, "--processes must be at least 1");
-    ensure!(args.batches >= 1, "--batches must be at least 1");
-    let cfg = RunConfig::load(args.config.as_deref())?;
-    let scratch = tempfile::tempdir()?;
-    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let shared = SharedRun::open(&args.run, Some(&scratch.path().join("cache")), stop)?;
-    if shared.best()?.is_none() {
-        struct Publish<'a>(&'a SharedRun, &'a RunConfig);
-        impl GameTask for Publish<'_> {
-            type Output = anyhow::Result<()>;
-            fn run<G: GamePlayers>(self, game: G) -> Self::Output {
-                publish_fresh_network(&game, self.0, self.1)
-            }
-        }
-        with_game(&cfg.game.name, &cfg.game.variant, Publish(&shared, &cfg))??;
-        eprintln!("{}: published a fresh network (generation 0)", shared.url());
-    }
-    let config = scratch.path().join("config.toml");
-    std::fs::write(&config, cfg.to_toml())?;
     let exe = std::env::current_exe()?;
-    let t = Instant::now();
-    let children: Vec<_> = (0..args.processes)
-        .map(|i| {
-            // The same ids on every run: on a fresh run the same games are
-            // played whichever store holds it, so that two stores compare.
-            let id = format!("bench.{i}");
-            std::process::Command::new(&exe)
-                .args(["worker", "--run", &args.run, "--threads", "1", "--id", &id])
-                .arg("--batches")
-                .arg(args.batches.to_string())
-                .arg("--config")
-                .arg(&config)
-                .arg("--spool")
-                .arg(scratch.path().join(format!("spool-{i}")))
-                .arg("--cache")
-                .arg(scratch.path().join(format!("cache-{i}")))
-                .stdout(std::process::Stdio::piped())
-                .stderr(std::process::Stdio::null())
-                .spawn()
-        })
-        .collect::<Result<_, _>>()?;
-    let mut games = 0u64;
-    let mut per_worker = Vec::new();
-    for c in children {
-        let out = c.wait_with_output()?;
-        let text = String::from_utf8_lossy(&out.stdout);
-        ensure!(out.status.success(), "a worker failed: {text}");
-        // "... N games, ... R games/hour, U s of T s uploading"
-        let line = text.lines().last().unwrap_or_default();
-        let number_before = |what: &str| -> Option<f64> {
-            line.split(what).next()?.rsplit(' ').next()?.parse().ok()
-        };
-        let g = number_before(" games, ").unwrap_or(0.0);
-        let rate = number_before(" games/hour").unwrap_or(f64::NAN);
-        let up = number_before(" s of ").unwrap_or(f64::NAN);
-        let busy = line
-            .split(" s of ")
-            .nth(1)
-            .and_then(|r| r.split(' ').next()?.parse::<f64>().ok())
-            .unwrap_or(f64::NAN);
-        games += g as u64;
-        per_worker.push((rate, up, busy));
-    }
-    let wall = t.elapsed().as_secs_f64();
-    println!(
-        "workers benchmark: {} process(es) x 1 thread, {} batches of {} games each, run {}",
+    let b = bench_workers(
+        &exe,
+        &args.run,
+        args.config.as_deref(),
         args.processes,
         args.batches,
-        cfg.workers.games_per_batch,
-        shared.url()
+    )?;
+    if b.published_fresh {
+        eprintln!("{}: published a fresh network (generation 0)", b.run);
+    }
+    println!(
+        "workers benchmark: {} process(es) x 1 thread, {} batches of {} games each, run {}",
+        args.processes, args.batches, b.games_per_batch, b.run
     );
-    for (i, (rate, up, busy)) in per_worker.iter().enumerate() {
+    for (i, w) in b.workers.iter().enumerate() {
         println!(
-            "worker {i}: {rate:>8.0} games/hour, uploading {up:.2} s of {busy:.1} s ({:.2}%)",
-            100.0 * up / busy
+            "worker {i}: {:>8.0} games/hour, uploading {:.2} s of {:.1} s ({:.2}%)",
+            w.games_per_hour,
+            w.upload_s,
+            w.busy_s,
+            100.0 * w.upload_s / w.busy_s
         );
     }
     println!(
-        "in all:   {:>8.0} games/hour ({games} games in {wall:.1} s, process start-up included)",
-        games as f64 * 3600.0 / wall
+        "in all:   {:>8.0} games/hour ({} games in {:.1} s, process start-up included)",
+        b.games as f64 * 3600.0 / b.seconds,
+        b.games,
+        b.seconds
     );
     Ok(())
 }

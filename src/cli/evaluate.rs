@@ -8,8 +8,8 @@ use anyhow::{Context, bail, ensure};
 use serde::Serialize;
 
 use yinsh_zero::arena::{
-    ArenaConfig, ArenaGame, EloFit, GamePlayers, Openings, PairingResult, Sprt, SprtReport,
-    fit_games, new_history_file, read_history, resume_arena, write_history,
+    ArenaConfig, ArenaGame, EloFit, Evaluated, GamePlayers, Openings, PairingResult,
+    RecordedTournament, Sprt, SprtReport, Verdict, fit_games, history_of,
 };
 use yinsh_zero::engine::{ExternalConfig, build_game_player, canonical_spec, check_game_spec};
 use yinsh_zero::game::{ActionOf, Game, State};
@@ -159,7 +159,8 @@ impl GameTask for Evaluate<'_> {
     }
 }
 
-fn tournament<G: GamePlayers>(args: &Args, game: G) -> anyhow::Result<()> {
+/// The arena the flags describe, checked before anything is played.
+fn arena_config<G: GamePlayers>(args: &Args, game: G) -> anyhow::Result<ArenaConfig<G>> {
     ensure!(args.games > 0, "--games must be at least 1");
     ensure!(
         args.move_timeout.is_finite() && args.move_timeout > 0.0,
@@ -167,24 +168,11 @@ fn tournament<G: GamePlayers>(args: &Args, game: G) -> anyhow::Result<()> {
     );
     let players: Vec<String> = split_specs(&args.players)
         .iter()
-        .map(|s| canonical_spec(s))
+        .map(|s| canonical_spec::<G>(s))
         .collect();
-    let gauntlet = args.gauntlet.as_deref().map(canonical_spec);
+    let gauntlet = args.gauntlet.as_deref().map(canonical_spec::<G>);
     for spec in players.iter().chain(gauntlet.iter()) {
         check_game_spec(&game, spec).map_err(anyhow::Error::msg)?;
-    }
-    if gauntlet.is_none() {
-        ensure!(
-            players.len() >= 2,
-            "a round robin needs at least two players, got {players:?}"
-        );
-        let mut seen = players.clone();
-        seen.sort();
-        seen.dedup();
-        ensure!(
-            seen.len() == players.len(),
-            "a player is listed twice in {players:?}"
-        );
     }
     let openings = match &args.openings {
         None => Openings::Random(args.opening_moves),
@@ -204,50 +192,40 @@ fn tournament<G: GamePlayers>(args: &Args, game: G) -> anyhow::Result<()> {
             .unwrap_or(0)
     });
     let config = ArenaConfig {
-        players: players.clone(),
-        gauntlet: gauntlet.clone(),
+        players,
+        gauntlet,
         games: args.games,
         seed,
-        game: game.clone(),
+        game,
         openings,
         alternate: true,
         sprt,
     };
-    let pairings = config.pairings();
-    if config.sprt.is_some() {
-        ensure!(
-            pairings.len() == 1,
-            "--sprt needs exactly two players (one pairing), got {} pairings",
-            pairings.len()
-        );
-    }
+    config.check().map_err(anyhow::Error::msg)?;
+    Ok(config)
+}
 
+fn tournament<G: GamePlayers>(args: &Args, game: G) -> anyhow::Result<()> {
+    let config = arena_config(args, game)?;
+    let seed = config.seed;
     let eval_dir = args.run.as_ref().map(|r| r.join("eval"));
-    let history = match (&eval_dir, args.no_history) {
-        (Some(dir), false) => history_of::<G>(dir)?,
-        _ => Vec::new(),
-    };
-    let history_file = eval_dir.as_deref().map(new_history_file);
-
+    let evaluation = RecordedTournament::open(&config, eval_dir.as_deref(), !args.no_history)?;
+    if let Some(dir) = &eval_dir {
+        left_out::<G>(evaluation.left_out(), dir);
+    }
+    let history_file = evaluation.history_file().map(|p| p.to_path_buf());
     let external = ExternalConfig {
         move_timeout: Duration::from_secs_f64(args.move_timeout),
         go: args.go.clone(),
         ..ExternalConfig::default()
     };
-    let factory = |spec: &str, seed: u64| build_game_player(&game, spec, seed, &external);
-    let threads = args
-        .threads
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-        .max(1);
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .context("cannot start the worker threads")?;
+    let factory = |spec: &str, seed: u64| build_game_player(&config.game, spec, seed, &external);
+    let (pool, threads) = thread_pool(args.threads)?;
 
-    let total = args.games as usize * pairings.len();
+    let total = args.games as usize * config.pairings().len();
     eprintln!(
         "evaluate: {} pairings x {} games = {total} games, seed {seed}, {threads} threads{}",
-        pairings.len(),
+        config.pairings().len(),
         args.games,
         history_file
             .as_ref()
@@ -256,7 +234,7 @@ fn tournament<G: GamePlayers>(args: &Args, game: G) -> anyhow::Result<()> {
     );
     // The same command run again (same seed, players and openings) takes
     // the games it recorded before instead of playing them twice.
-    let already = config.recorded_games(&history);
+    let already = evaluation.recorded();
     if already > 0 {
         eprintln!(
             "  {already} of these games are recorded in {} already (an earlier run with this \
@@ -267,64 +245,92 @@ fn tournament<G: GamePlayers>(args: &Args, game: G) -> anyhow::Result<()> {
     let stop = super::stop_on_ctrl_c(
         "stopping after the games being played (the table covers the games played)",
     )?;
-    let mut done: Vec<ArenaGame> = Vec::new();
-    let mut write_error: Option<anyhow::Error> = None;
     let clock = std::time::Instant::now();
-    let result = pool.install(|| {
-        resume_arena(
-            &config,
+    let done = pool.install(|| {
+        evaluation.play(
             &factory,
-            &history,
-            &mut |batch| {
-                done.extend_from_slice(batch);
-                if let Some(path) = &history_file
-                    && write_error.is_none()
-                    && let Err(e) = write_history(path, &done)
-                {
-                    write_error = Some(e.into());
-                }
+            &mut |played| {
                 eprintln!(
                     "  {}/{total} games, {:.0} s",
-                    already + done.len(),
+                    already + played,
                     clock.elapsed().as_secs_f64()
-                );
+                )
             },
             &|| stop.load(std::sync::atomic::Ordering::Relaxed),
         )
     })?;
-    if let Some(e) = write_error {
-        return Err(e.context("recording the games"));
+    print_tables(&done.result.pairings, Some(&config.openings));
+    let resume_hint = history_file.is_some().then_some(seed);
+    print_outcome(&done, total, resume_hint);
+    let rating_error = print_overall(&done);
+    if let Some(path) = &args.json {
+        let out = JsonOut {
+            seed,
+            games_per_pairing: args.games,
+            game: G::NAME,
+            variant: config.game.variant(),
+            pairings: &done.result.pairings,
+            ratings_this_run: done.this_run.as_ref().ok(),
+            ratings: done.overall.as_ref().ok(),
+            rating_error,
+            sprt: done.result.sprt.as_ref(),
+            forfeits: done.result.forfeits().collect(),
+            history_file,
+        };
+        write_json(path, &out)?;
     }
+    Ok(())
+}
 
-    // Ratings: this run's schedule, and every recorded game (the history
-    // holds the resumed games already; `done` the ones played now).
-    let anchor_fallback = gauntlet.clone().unwrap_or_else(|| players[0].clone());
-    let this_run = fit_games(&result.games, &anchor_fallback);
-    let mut all = history;
-    let folded = !all.is_empty();
-    all.extend(done.iter().cloned());
-    let overall = if folded {
-        fit_games(&all, &anchor_fallback)
-    } else {
-        this_run.clone()
-    };
+/// A pool of `threads` threads (default: one per core), and how many.
+fn thread_pool(threads: Option<usize>) -> anyhow::Result<(rayon::ThreadPool, usize)> {
+    let threads = threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .max(1);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .context("cannot start the worker threads")?;
+    Ok((pool, threads))
+}
 
-    print_tables(&result.pairings, Some(&config.openings));
+/// Says how many records of other games the folder held.
+fn left_out<G: Game>(n: usize, dir: &std::path::Path) {
+    if n > 0 {
+        eprintln!(
+            "  {n} games of other games than {} recorded in {} are left out",
+            G::NAME,
+            dir.display()
+        );
+    }
+}
+
+/// Writes `out` as pretty JSON to `path`, whole or not at all.
+fn write_json(path: &std::path::Path, out: &JsonOut<'_>) -> anyhow::Result<()> {
+    let text = serde_json::to_string_pretty(out)?;
+    yinsh_zero::util::write_atomic(path, text.as_bytes())
+        .with_context(|| format!("writing {}", path.display()))
+}
+
+/// Whether the evaluation stopped early (and how to finish it: the same
+/// command with `resume_seed`, when it records its games), its forfeits
+/// and its SPRT.
+fn print_outcome(done: &Evaluated, total: usize, resume_seed: Option<u64>) {
+    let result = &done.result;
     let sprt_decided = result
         .sprt
         .as_ref()
-        .is_some_and(|s| s.verdict != yinsh_zero::arena::Verdict::Continue);
+        .is_some_and(|s| s.verdict != Verdict::Continue);
     if result.games.len() < total && !sprt_decided {
         println!(
             "\nstopped early: {} of {total} games played{}",
             result.games.len(),
-            if history_file.is_some() {
-                format!(
+            match resume_seed {
+                Some(seed) => format!(
                     "; the same command with --seed {seed} plays the other {}",
                     total - result.games.len()
-                )
-            } else {
-                String::new()
+                ),
+                None => String::new(),
             }
         );
     }
@@ -354,71 +360,41 @@ fn tournament<G: GamePlayers>(args: &Args, game: G) -> anyhow::Result<()> {
             s.upper_bound,
             s.games,
             match s.verdict {
-                yinsh_zero::arena::Verdict::AcceptH1 =>
-                    "H1 accepted (the first player is stronger)",
-                yinsh_zero::arena::Verdict::AcceptH0 => "H0 accepted (not stronger by elo1)",
-                yinsh_zero::arena::Verdict::Continue => "undecided (game limit reached)",
+                Verdict::AcceptH1 => "H1 accepted (the first player is stronger)",
+                Verdict::AcceptH0 => "H0 accepted (not stronger by elo1)",
+                Verdict::Continue => "undecided (game limit reached)",
             }
         );
     }
-    let mut rating_error = None;
-    match &overall {
-        Ok(fit) => print_ratings(
-            fit,
-            if folded {
-                format!("all {} recorded games", all.len())
-            } else {
-                format!("this run's {} games", result.games.len())
-            },
-        ),
-        Err(e) => {
-            println!("\nno ratings: {e}");
-            rating_error = Some(e.to_string());
-        }
-    }
-
-    if let Some(path) = &args.json {
-        let out = JsonOut {
-            seed,
-            games_per_pairing: args.games,
-            game: G::NAME,
-            variant: game.variant(),
-            pairings: &result.pairings,
-            ratings_this_run: this_run.as_ref().ok(),
-            ratings: overall.as_ref().ok(),
-            rating_error,
-            sprt: result.sprt.as_ref(),
-            forfeits,
-            history_file: history_file.clone(),
-        };
-        let text = serde_json::to_string_pretty(&out)?;
-        yinsh_zero::util::write_atomic(path, text.as_bytes())
-            .with_context(|| format!("writing {}", path.display()))?;
-    }
-    Ok(())
 }
 
-/// The games of `game` recorded in `dir`; records of other games (an
-/// evaluation folder shared between games) are left out, with a word.
-fn history_of<G: Game>(dir: &std::path::Path) -> anyhow::Result<Vec<ArenaGame>> {
-    let mut games = read_history(dir)?;
-    let before = games.len();
-    games.retain(|g| g.game == G::NAME);
-    if games.len() < before {
-        eprintln!(
-            "  {} games of other games than {} recorded in {} are left out",
-            before - games.len(),
-            G::NAME,
-            dir.display()
-        );
+/// The ratings over every game rated, or why there are none (returned
+/// for the JSON).
+fn print_overall(done: &Evaluated) -> Option<String> {
+    match &done.overall {
+        Ok(fit) => {
+            print_ratings(
+                fit,
+                if done.folded {
+                    format!("all {} recorded games", done.rated)
+                } else {
+                    format!("this run's {} games", done.result.games.len())
+                },
+            );
+            None
+        }
+        Err(e) => {
+            println!("\nno ratings: {e}");
+            Some(e.to_string())
+        }
     }
-    Ok(games)
 }
 
 /// The pairing table and ratings of every recorded game.
 fn history_only<G: Game>(args: &Args, game: &G) -> anyhow::Result<()> {
     let dir = args.run.as_ref().expect("clap requires --run").join("eval");
-    let games = history_of::<G>(&dir)?;
+    let (games, others) = history_of::<G>(&dir)?;
+    left_out::<G>(others, &dir);
     ensure!(
         !games.is_empty(),
         "no games of {} recorded in {}",
@@ -454,9 +430,7 @@ fn history_only<G: Game>(args: &Args, game: &G) -> anyhow::Result<()> {
             forfeits: games.iter().filter(|g| g.forfeit.is_some()).collect(),
             history_file: None,
         };
-        let text = serde_json::to_string_pretty(&out)?;
-        yinsh_zero::util::write_atomic(path, text.as_bytes())
-            .with_context(|| format!("writing {}", path.display()))?;
+        write_json(path, &out)?;
     }
     Ok(())
 }

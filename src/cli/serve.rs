@@ -10,10 +10,11 @@ use anyhow::Context;
 
 use yinsh_zero::arena::PlayerSpec;
 use yinsh_zero::checkpoint::resolve;
+use yinsh_zero::games::serve;
 use yinsh_zero::run::RunDir;
 use yinsh_zero::run::shared::SharedRun;
 use yinsh_zero::store::Location;
-use yinsh_zero::web::{NET_KEY, Offers, ServeConfig, bounded_spec, serve};
+use yinsh_zero::web::{NET_KEY, Offers, ServeConfig, bounded_spec};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -113,7 +114,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         let resolved = offers
             .resolve(&player, "yinsh", "standard")
             .with_context(|| format!("--player `{player}`"))?;
-        let spec = bounded_spec(&resolved.spec, max_think)?;
+        let spec = bounded_spec::<yinsh_zero::games::yinsh::Yinsh>(&resolved.spec, max_think)?;
         yinsh_zero::arena::parse_player(&spec, 0)
             .with_context(|| format!("--player `{player}`"))?;
     }
@@ -138,7 +139,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         default_opponent: player,
         max_think,
         analysis_simulations: args.analysis_sims.max(1),
-        morris_db: args.morris_db.clone(),
+        databases: args.morris_db.clone(),
         offers,
         read_only: args.read_only,
         max_work: args.max_work,

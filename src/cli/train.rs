@@ -5,14 +5,14 @@ use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 
 use yinsh_zero::arena::GamePlayers;
-use yinsh_zero::checkpoint;
 use yinsh_zero::games::{GameTask, with_game};
 use yinsh_zero::run::RunDir;
 use yinsh_zero::run::config::{RunConfig, SelfPlaySource};
 use yinsh_zero::run::pretrain::{WarmStart, warm_start};
 use yinsh_zero::run::shared::{SharedRun, utc};
+use yinsh_zero::run::status::RunStatus;
 use yinsh_zero::run::train_loop::{LoopSummary, settle_config, train, train_shared};
-use yinsh_zero::run::worker::tallies;
+use yinsh_zero::run::worker::WorkerTally;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -202,10 +202,9 @@ pub fn pretrain(args: PretrainArgs) -> anyhow::Result<()> {
 
 /// What the run's workers uploaded (their tallies), if it has any: the
 /// games in the store, of which the trainer took `self-play games`.
-fn workers_status(shared: &SharedRun) -> anyhow::Result<()> {
-    let all = tallies(shared)?;
+fn print_workers(all: &[WorkerTally]) {
     if all.is_empty() {
-        return Ok(());
+        return;
     }
     println!(
         "workers: {} uploaded {} games in {} record files",
@@ -224,7 +223,6 @@ fn workers_status(shared: &SharedRun) -> anyhow::Result<()> {
     if all.len() > SHOWN {
         println!("  and {} more", all.len() - SHOWN);
     }
-    Ok(())
 }
 
 /// What a `train` invocation did, in words.
@@ -268,57 +266,46 @@ pub fn status(args: StatusArgs) -> anyhow::Result<()> {
         None => (run_dir(&None), ".".to_string()),
         Some(s) => (s.dir().clone(), s.url()),
     };
-    let ckpts = dir.checkpoints();
-    let gens = checkpoint::list(&ckpts)?;
-    let Some(&latest) = gens.last() else {
-        anyhow::bail!("{}: no checkpoints: not a run (yet)", ckpts.display());
-    };
-    let best = checkpoint::read_best(&ckpts)?;
-    let meta = checkpoint::read_meta(&checkpoint::generation_dir(&ckpts, latest))?;
+    let st = RunStatus::read(&dir, shared.as_ref())?;
+    let meta = &st.meta;
     println!("run: {name}");
     println!(
-        "generation {latest}, best {}",
-        best.map_or("none".to_string(), |b| b.to_string())
+        "generation {}, best {}",
+        st.latest,
+        st.best.map_or("none".to_string(), |b| b.to_string())
     );
     println!(
         "positions generated {}, samples trained {}, training steps {}, self-play games {}",
         meta.positions_generated, meta.samples_trained, meta.train_steps, meta.games_played
     );
-    if let Some(s) = &shared {
-        if let Some(f) = s.finished()? {
-            println!("finished at {}: its workers stop", f.describe());
-        }
-        workers_status(s)?;
+    if let Some(f) = &st.finished {
+        println!("finished at {}: its workers stop", f.describe());
     }
+    print_workers(&st.workers);
     println!("last gating results:");
-    for &g in gens.iter().rev().take(5) {
-        let m = checkpoint::read_meta(&checkpoint::generation_dir(&ckpts, g))?;
-        if let Some(r) = m.gating {
-            println!(
-                "  generation {g} vs {}: +{} ={} -{} score {:.1}% ({}) {}",
-                r.against,
-                r.wins,
-                r.draws,
-                r.losses,
-                100.0 * r.score,
-                r.rule,
-                if r.promoted {
-                    "promoted"
-                } else {
-                    "not promoted"
-                }
-            );
-        }
+    for (g, r) in &st.gating {
+        println!(
+            "  generation {g} vs {}: +{} ={} -{} score {:.1}% ({}) {}",
+            r.against,
+            r.wins,
+            r.draws,
+            r.losses,
+            100.0 * r.score,
+            r.rule,
+            if r.promoted {
+                "promoted"
+            } else {
+                "not promoted"
+            }
+        );
     }
-    let metrics = std::fs::read_to_string(dir.logs().join("metrics.jsonl")).unwrap_or_default();
-    let last = |kind: &str| {
-        metrics
-            .lines()
-            .rev()
-            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-            .find(|v| v["kind"] == kind)
-    };
-    if let Some(s) = last("selfplay") {
+    print_metrics(&st);
+    Ok(())
+}
+
+/// The last self-play, training and baseline lines of a run's metrics.
+fn print_metrics(st: &RunStatus) {
+    if let Some(s) = &st.selfplay {
         let mut line = match s["games_per_hour"].as_f64() {
             Some(r) => format!("self-play: {r:.0} games/hour"),
             None => format!("self-play: {} games", s["games"]),
@@ -331,7 +318,7 @@ pub fn status(args: StatusArgs) -> anyhow::Result<()> {
         }
         println!("{line}");
     }
-    if let Some(t) = last("train") {
+    if let Some(t) = &st.train {
         println!(
             "training: {:.1} samples/s, loss {:.3} (policy {:.3}, value {:.3}), value accuracy {:.1}%",
             t["samples_per_s"].as_f64().unwrap_or(f64::NAN),
@@ -341,24 +328,12 @@ pub fn status(args: StatusArgs) -> anyhow::Result<()> {
             100.0 * t["value_accuracy"].as_f64().unwrap_or(f64::NAN)
         );
     }
-    // The newest baseline measurement: every `baseline/<opponent>` line of
-    // the last generation that had one.
-    let records: Vec<serde_json::Value> = metrics
-        .lines()
-        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-        .filter(|v| {
-            v["kind"]
-                .as_str()
-                .is_some_and(|k| k.starts_with("baseline/"))
-        })
-        .collect();
-    if let Some(newest) = records.last() {
-        let g = &newest["generation"];
+    if let Some(newest) = st.baseline.last() {
         println!(
-            "baseline matches of generation {g} (network {}):",
-            newest["network"]
+            "baseline matches of generation {} (network {}):",
+            newest["generation"], newest["network"]
         );
-        for v in records.iter().filter(|v| &v["generation"] == g) {
+        for v in &st.baseline {
             let kind = v["kind"].as_str().unwrap_or_default();
             println!(
                 "  vs {}: +{} ={} -{} score {:.1}%",
@@ -370,5 +345,4 @@ pub fn status(args: StatusArgs) -> anyhow::Result<()> {
             );
         }
     }
-    Ok(())
 }

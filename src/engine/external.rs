@@ -42,7 +42,7 @@ pub enum ExternalError {
 /// fail with a message that says what happened (with the last lines the
 /// program wrote to stderr); the player then stays failed. The program is
 /// killed when the player is dropped.
-pub struct ExternalPlayer<G: Game = Yinsh> {
+pub struct ExternalPlayer<G: Game> {
     game: G,
     command: String,
     config: ExternalConfig,
@@ -63,13 +63,6 @@ enum Wait {
     Line(String),
     Timeout,
     Exited,
-}
-
-impl ExternalPlayer<Yinsh> {
-    /// Starts `command`, a YINSH engine, and completes the handshake.
-    pub fn spawn(command: &str, config: ExternalConfig) -> Result<Self, ExternalError> {
-        ExternalPlayer::spawn_for(Yinsh::standard(), command, config)
-    }
 }
 
 impl<G: Game> ExternalPlayer<G> {

@@ -9,12 +9,13 @@
 //! `sh -c`.
 //!
 //! ```
-//! use yinsh_zero::engine::{ExternalConfig, build_player, is_external};
+//! use yinsh_zero::engine::{ExternalConfig, build_game_player, is_external};
+//! use yinsh_zero::games::yinsh::Yinsh;
 //!
-//! assert!(is_external("cmd:./my-engine"));
-//! assert!(is_external("./my-engine --level 3"));
-//! assert!(!is_external("alphabeta:depth=3,tt=16"));
-//! let p = build_player("greedy", 1, &ExternalConfig::default()).unwrap();
+//! assert!(is_external::<Yinsh>("cmd:./my-engine"));
+//! assert!(is_external::<Yinsh>("./my-engine --level 3"));
+//! assert!(!is_external::<Yinsh>("alphabeta:depth=3,tt=16"));
+//! let p = build_game_player(&Yinsh::standard(), "greedy", 1, &ExternalConfig::default()).unwrap();
 //! assert_eq!(p.name(), "greedy");
 //! ```
 
@@ -27,7 +28,6 @@ pub use external::{ExternalError, ExternalPlayer, GoLine, read_go_line};
 pub use server::{Engine, Reply, serve};
 
 use crate::arena::{GamePlayers, Player, PlayerSpec, parse_game_player, players_of};
-use crate::games::yinsh::Yinsh;
 
 /// How to talk to external programs.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -51,12 +51,6 @@ impl Default for ExternalConfig {
     }
 }
 
-/// The command line of an external player spec, if it is one (see the
-/// module docs), for YINSH.
-pub fn external_command(spec: &str) -> Option<&str> {
-    external_command_of::<Yinsh>(spec)
-}
-
 /// The command line of an external player spec of game `G`: `cmd:...`, or
 /// a spec with white space whose name is none of `G`'s players.
 pub fn external_command_of<G: GamePlayers>(spec: &str) -> Option<&str> {
@@ -74,9 +68,10 @@ pub fn external_command_of<G: GamePlayers>(spec: &str) -> Option<&str> {
     (!known && spec.contains(char::is_whitespace)).then_some(spec)
 }
 
-/// Whether `spec` names an external program.
-pub fn is_external(spec: &str) -> bool {
-    external_command(spec).is_some()
+/// Whether `spec` names an external program (for game `G`, whose player
+/// names are not programs).
+pub fn is_external<G: GamePlayers>(spec: &str) -> bool {
+    external_command_of::<G>(spec).is_some()
 }
 
 /// One spelling per player, so that results recorded under different
@@ -85,22 +80,18 @@ pub fn is_external(spec: &str) -> bool {
 ///
 /// ```
 /// use yinsh_zero::engine::canonical_spec;
-/// assert_eq!(canonical_spec(" AlphaBeta:depth = 3"), "alphabeta:depth=3");
-/// assert_eq!(canonical_spec("./e  --x"), "cmd:./e  --x");
+/// use yinsh_zero::games::yinsh::Yinsh;
+/// assert_eq!(canonical_spec::<Yinsh>(" AlphaBeta:depth = 3"), "alphabeta:depth=3");
+/// assert_eq!(canonical_spec::<Yinsh>("./e  --x"), "cmd:./e  --x");
 /// ```
-pub fn canonical_spec(spec: &str) -> String {
-    if let Some(cmd) = external_command(spec) {
+pub fn canonical_spec<G: GamePlayers>(spec: &str) -> String {
+    if let Some(cmd) = external_command_of::<G>(spec) {
         return format!("cmd:{cmd}");
     }
     match spec.parse::<PlayerSpec>() {
         Ok(s) => s.to_string(),
         Err(_) => spec.trim().to_string(),
     }
-}
-
-/// Checks a YINSH spec without starting anything ([`check_game_spec`]).
-pub fn check_spec(spec: &str) -> Result<(), String> {
-    check_game_spec(&Yinsh::standard(), spec)
 }
 
 /// Checks a spec of `game` without starting anything: internal specs are
@@ -113,15 +104,6 @@ pub fn check_game_spec<G: GamePlayers>(game: &G, spec: &str) -> Result<(), Strin
             .map(|_| ())
             .map_err(|e| e.to_string()),
     }
-}
-
-/// Builds the YINSH player of any spec ([`build_game_player`]).
-pub fn build_player(
-    spec: &str,
-    seed: u64,
-    external: &ExternalConfig,
-) -> Result<Box<dyn Player<crate::games::yinsh::Position>>, String> {
-    build_game_player(&Yinsh::standard(), spec, seed, external)
 }
 
 /// Builds the player of `game` of any spec: ours through

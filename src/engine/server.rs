@@ -5,7 +5,6 @@ use std::time::Instant;
 
 use crate::arena::{GamePlayers, MoveInfo, Player, PlayerSpec, parse_game_player, players_of};
 use crate::game::{ActionOf, State};
-use crate::games::yinsh::Yinsh;
 use crate::util::sub_seed;
 
 /// What the server says back to one command.
@@ -30,12 +29,13 @@ impl Reply {
 }
 
 /// The state of the engine: which player, which game and variant, where
-/// in it. YINSH unless built with [`Engine::for_game`].
+/// in it.
 ///
 /// ```
 /// use yinsh_zero::engine::Engine;
+/// use yinsh_zero::games::yinsh::Yinsh;
 ///
-/// let mut e = Engine::new("greedy", 1).unwrap();
+/// let mut e = Engine::for_game(Yinsh::standard(), "greedy", 1).unwrap();
 /// assert_eq!(e.handle("yinsh").lines.last().unwrap(), "yinshok");
 /// assert!(e.handle("position startpos moves e3 f6").lines.is_empty());
 /// let reply = e.handle("go");
@@ -44,7 +44,7 @@ impl Reply {
 /// assert!(e.handle("play zz").lines[0].starts_with("error "));
 /// assert!(e.handle("quit").quit);
 /// ```
-pub struct Engine<G: GamePlayers = Yinsh> {
+pub struct Engine<G: GamePlayers> {
     /// The variant `newgame` without one starts.
     first: G,
     game: G,
@@ -55,14 +55,6 @@ pub struct Engine<G: GamePlayers = Yinsh> {
     start: G::State,
     actions: Vec<ActionOf<G>>,
     pos: G::State,
-}
-
-impl Engine<Yinsh> {
-    /// A YINSH engine (standard rules until `newgame blitz`) playing
-    /// `spec`, its randomness seeded with `seed`.
-    pub fn new(spec: &str, seed: u64) -> Result<Engine<Yinsh>, String> {
-        Engine::for_game(Yinsh::standard(), spec, seed)
-    }
 }
 
 impl<G: GamePlayers> Engine<G> {

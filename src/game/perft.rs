@@ -16,7 +16,7 @@ use super::State;
 /// module documentation for how finished games count).
 ///
 /// ```
-/// use yinsh_zero::{yinsh::Position, game::perft::perft};
+/// use yinsh_zero::{games::yinsh::Position, game::perft::perft};
 /// let start = Position::new();
 /// assert_eq!(perft(&start, 0), 1);
 /// assert_eq!(perft(&start, 1), 85);
@@ -48,7 +48,7 @@ pub fn perft<S: State>(pos: &S, depth: u32) -> u64 {
 /// actions are counted in parallel.
 ///
 /// ```
-/// use yinsh_zero::{yinsh::Position, game::perft::{perft, perft_divide}};
+/// use yinsh_zero::{games::yinsh::Position, game::perft::{perft, perft_divide}};
 /// let start = Position::new();
 /// let divide = perft_divide(&start, 2);
 /// assert_eq!(divide.len(), 85);
@@ -74,7 +74,7 @@ pub fn perft_divide<S: State>(pos: &S, depth: u32) -> Vec<(S::Action, u64)> {
 /// rayon's thread pool.
 ///
 /// ```
-/// use yinsh_zero::{yinsh::Position, game::perft::{perft, perft_parallel}};
+/// use yinsh_zero::{games::yinsh::Position, game::perft::{perft, perft_parallel}};
 /// let start = Position::new();
 /// assert_eq!(perft_parallel(&start, 3), perft(&start, 3));
 /// ```

@@ -1,11 +1,11 @@
-//! The registry: every game the command line can name, and the one place
-//! that turns a name into a type. A new game is a folder beside
-//! [`crate::games::yinsh`], its [`Game`](crate::game::Game) and
-//! [`GamePlayers`] impls, and a line in [`with_game`].
+//! The registry: every game, each a folder here (its rules, players,
+//! grader, page and commands) and one line in [`register!`]'s list below.
+//! Nothing outside a game's folder and this file names a game.
 //!
-//! The layers below are generic over the game; the command line is not
-//! (a `--config` names its game at run time), so it hands a [`GameTask`]
-//! to [`with_game`], which runs it with the game's type.
+//! The layers below are generic over the game; the command line and the
+//! server are not (a `--config` names its game at run time), so they hand a
+//! [`GameTask`] to [`with_game`], which runs it with the game's type, and
+//! build the server from [`web_pages`].
 
 pub mod emergo;
 pub mod grid;
@@ -14,13 +14,79 @@ pub mod yinsh;
 
 use crate::arena::GamePlayers;
 use crate::game::Game;
-use emergo::Emergo;
-use grid::Grid;
-use morris::Morris;
-use yinsh::Yinsh;
+use crate::web::WebPage;
 
-/// The games [`with_game`] knows, by name.
-pub const GAMES: &[&str] = &[Yinsh::NAME, Morris::NAME, Grid::NAME, Emergo::NAME];
+/// The list: each game's type and its web page, the home page's game
+/// first. A new game adds its line here and nothing elsewhere.
+macro_rules! register {
+    ($($game:ty => $page:expr),+ $(,)?) => {
+        /// The games [`with_game`] knows, by name.
+        pub const GAMES: &[&str] = &[$(<$game as Game>::NAME),+];
+
+        /// Every game's part of the web server, the home page's game first.
+        pub fn web_pages() -> Vec<Box<dyn WebPage>> {
+            vec![$(Box::new($page)),+]
+        }
+
+        /// Runs `task` with the game `name` in `variant`.
+        ///
+        /// ```
+        /// use yinsh_zero::arena::GamePlayers;
+        /// use yinsh_zero::game::Game;
+        /// use yinsh_zero::games::{GameTask, with_game};
+        ///
+        /// struct ActionSpace;
+        /// impl GameTask for ActionSpace {
+        ///     type Output = usize;
+        ///     fn run<G: GamePlayers>(self, game: G) -> usize {
+        ///         game.net_shape().action_space()
+        ///     }
+        /// }
+        /// assert_eq!(with_game("yinsh", "blitz", ActionSpace).unwrap(), 7866);
+        /// assert!(with_game("chess", "standard", ActionSpace).is_err());
+        /// ```
+        pub fn with_game<T: GameTask>(
+            name: &str,
+            variant: &str,
+            task: T,
+        ) -> Result<T::Output, GameChoiceError> {
+            $(
+                if name == <$game as Game>::NAME {
+                    let game = <$game>::with_variant(variant)
+                        .map_err(GameChoiceError::UnknownVariant)?;
+                    return Ok(task.run(game));
+                }
+            )+
+            Err(GameChoiceError::UnknownGame { name: name.into() })
+        }
+
+        /// The variant game `name` plays when a command names none: the
+        /// first of its [`Game::VARIANTS`] (`standard`, `nine`, `9x9`, ...).
+        ///
+        /// ```
+        /// use yinsh_zero::games::default_variant;
+        /// assert_eq!(default_variant("yinsh").unwrap(), "standard");
+        /// assert_eq!(default_variant("morris").unwrap(), "nine");
+        /// assert_eq!(default_variant("grid").unwrap(), "9x9");
+        /// assert!(default_variant("chess").is_err());
+        /// ```
+        pub fn default_variant(name: &str) -> Result<&'static str, GameChoiceError> {
+            $(
+                if name == <$game as Game>::NAME {
+                    return Ok(<$game as Game>::VARIANTS[0]);
+                }
+            )+
+            Err(GameChoiceError::UnknownGame { name: name.into() })
+        }
+    };
+}
+
+register! {
+    yinsh::Yinsh => yinsh::web::YinshPage::default(),
+    morris::Morris => morris::web::MorrisPage,
+    grid::Grid => grid::web::GridPage,
+    emergo::Emergo => emergo::web::EmergoPage,
+}
 
 /// Work to do with a game whose type is known only at run time.
 pub trait GameTask {
@@ -37,66 +103,6 @@ pub enum GameChoiceError {
     UnknownVariant(String),
 }
 
-/// Runs `task` with the game `name` in `variant`.
-///
-/// ```
-/// use yinsh_zero::arena::GamePlayers;
-/// use yinsh_zero::game::Game;
-/// use yinsh_zero::games::{GameTask, with_game};
-///
-/// struct ActionSpace;
-/// impl GameTask for ActionSpace {
-///     type Output = usize;
-///     fn run<G: GamePlayers>(self, game: G) -> usize {
-///         game.net_shape().action_space()
-///     }
-/// }
-/// assert_eq!(with_game("yinsh", "blitz", ActionSpace).unwrap(), 7866);
-/// assert!(with_game("chess", "standard", ActionSpace).is_err());
-/// ```
-pub fn with_game<T: GameTask>(
-    name: &str,
-    variant: &str,
-    task: T,
-) -> Result<T::Output, GameChoiceError> {
-    match name {
-        Yinsh::NAME => {
-            Ok(task.run(Yinsh::with_variant(variant).map_err(GameChoiceError::UnknownVariant)?))
-        }
-        Morris::NAME => {
-            Ok(task.run(Morris::with_variant(variant).map_err(GameChoiceError::UnknownVariant)?))
-        }
-        Grid::NAME => {
-            Ok(task.run(Grid::with_variant(variant).map_err(GameChoiceError::UnknownVariant)?))
-        }
-        Emergo::NAME => {
-            Ok(task.run(Emergo::with_variant(variant).map_err(GameChoiceError::UnknownVariant)?))
-        }
-        _ => Err(GameChoiceError::UnknownGame { name: name.into() }),
-    }
-}
-
-/// The variant game `name` plays when a command names none: the first of
-/// its [`Game::VARIANTS`] (`standard`, `nine`, `9x9`, ...).
-///
-/// ```
-/// use yinsh_zero::games::default_variant;
-/// assert_eq!(default_variant("yinsh").unwrap(), "standard");
-/// assert_eq!(default_variant("morris").unwrap(), "nine");
-/// assert_eq!(default_variant("grid").unwrap(), "9x9");
-/// assert!(default_variant("chess").is_err());
-/// ```
-pub fn default_variant(name: &str) -> Result<&'static str, GameChoiceError> {
-    let variants = match name {
-        Yinsh::NAME => Yinsh::VARIANTS,
-        Morris::NAME => Morris::VARIANTS,
-        Grid::NAME => Grid::VARIANTS,
-        Emergo::NAME => Emergo::VARIANTS,
-        _ => return Err(GameChoiceError::UnknownGame { name: name.into() }),
-    };
-    Ok(variants[0])
-}
-
 /// Checks that `spec` names a player of game `name` (an error says why not).
 pub fn check_player_spec(name: &str, variant: &str, spec: &str) -> Result<(), String> {
     struct Check<'a>(&'a str);
@@ -109,4 +115,17 @@ pub fn check_player_spec(name: &str, variant: &str, spec: &str) -> Result<(), St
         }
     }
     with_game(name, variant, Check(spec)).map_err(|e| e.to_string())?
+}
+
+/// The web server of every registered game ([`crate::web::router`]).
+pub fn router(config: crate::web::ServeConfig) -> axum::Router {
+    crate::web::router(config, &web_pages())
+}
+
+/// Serves every registered game on `listener` until the process ends.
+pub async fn serve(
+    listener: tokio::net::TcpListener,
+    config: crate::web::ServeConfig,
+) -> std::io::Result<()> {
+    crate::web::serve(listener, config, &web_pages()).await
 }

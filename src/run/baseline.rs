@@ -14,7 +14,12 @@
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use serde_json::json;
+
+use super::RunCtx;
 use super::config::RunConfig;
+use super::metrics::{MetricsLog, fields};
+use super::progress::Phase;
 use crate::arena::{
     ArenaConfig, ArenaGame, GamePlayers, Openings, PairingResult, Player, SearchPlayer,
     new_history_file, parse_game_player, resume_arena, write_history,
@@ -49,6 +54,64 @@ pub fn match_search(simulations: u32, gumbel: bool) -> SearchConfig {
     }
 }
 
+/// The baselines phase of generation `g`: the best network (`best`)
+/// against the fixed opponents, shown as a phase, logged as `step`'s
+/// `baseline/<opponent>` lines and summed up in one line on stderr; false
+/// when a stop request cut the matches short.
+pub(crate) fn measure<G: GamePlayers>(
+    ctx: &RunCtx<'_, G>,
+    log: &mut MetricsLog,
+    step: u64,
+    best: u64,
+    g: u64,
+) -> anyhow::Result<bool> {
+    let bc = &ctx.cfg.baseline;
+    let phase = Phase::start(
+        format!("generation {g} baseline matches"),
+        bc.games as u64 * bc.opponents.len() as u64,
+        "games",
+    );
+    let run = ctx.run;
+    let played = play(
+        ctx.game,
+        &ctx.cfg,
+        &run.checkpoints(),
+        &run.eval(),
+        best,
+        g,
+        ctx.stop,
+    )?;
+    let Some(pairings) = played else {
+        phase.finish();
+        return Ok(false);
+    };
+    phase.set(
+        pairings.iter().map(|p| p.results.games() as u64).sum(),
+        String::new(),
+    );
+    phase.finish();
+    let mut line = format!("generation {g}: best network {best}");
+    for p in &pairings {
+        log.log(
+            &format!("baseline/{}", p.second),
+            g,
+            step,
+            fields(&json!({
+                "network": best,
+                "games": p.results.games(),
+                "wins": p.results.wins,
+                "draws": p.results.draws,
+                "losses": p.results.losses,
+                "score": p.score,
+                "elo": p.elo,
+            })),
+        );
+        line += &format!(", {:.1}% vs {}", 100.0 * p.score, p.second);
+    }
+    eprintln!("{line}");
+    Ok(true)
+}
+
 /// Plays generation `network` against each opponent of `cfg.baseline`,
 /// recording the games in `eval_dir`; one result per opponent, `None` when
 /// `stop` cut the matches short (the games played so far stay recorded).
@@ -77,7 +140,7 @@ pub fn play<G: GamePlayers>(
         games: bc.games,
         seed: sub_seed(cfg.run.seed ^ 0xba5e, generation),
         game: game.clone(),
-        openings: Openings::Random(bc.random_placements),
+        openings: Openings::Random(bc.opening_moves),
         alternate: true,
         sprt: None,
     };

@@ -105,8 +105,9 @@ pub struct GatingConfig {
     /// self-play's and does not apply.
     pub gumbel: bool,
     /// Random opening decisions (YINSH: ring placements); each opening is
-    /// played with both colours.
-    pub random_placements: u32,
+    /// played with both colours. Formerly `random_placements`, still read.
+    #[serde(alias = "random_placements")]
+    pub opening_moves: u32,
 }
 
 impl Default for GatingConfig {
@@ -118,7 +119,7 @@ impl Default for GatingConfig {
             sprt: None,
             simulations: 32,
             gumbel: false,
-            random_placements: 4,
+            opening_moves: 4,
         }
     }
 }
@@ -144,8 +145,9 @@ pub struct BaselineConfig {
     /// [`GatingConfig::gumbel`]).
     pub gumbel: bool,
     /// Random opening decisions (YINSH: ring placements); each opening is
-    /// played with both colours.
-    pub random_placements: u32,
+    /// played with both colours. Formerly `random_placements`, still read.
+    #[serde(alias = "random_placements")]
+    pub opening_moves: u32,
 }
 
 impl Default for BaselineConfig {
@@ -156,7 +158,7 @@ impl Default for BaselineConfig {
             games: 20,
             simulations: 64,
             gumbel: false,
-            random_placements: 4,
+            opening_moves: 4,
         }
     }
 }
@@ -243,7 +245,7 @@ pub const SAFE_TO_CHANGE: &[&str] = &[
     "baseline.games",
     "baseline.simulations",
     "baseline.gumbel",
-    "baseline.random_placements",
+    "baseline.opening_moves",
     "pretrain.games",
     "pretrain.workers",
     "pretrain.games_per_file",
@@ -290,9 +292,59 @@ fn toml_message(text: &str, e: &toml::de::Error) -> String {
     }
 }
 
+/// Keys that were renamed, as (old, new): the old name is still read, in
+/// any table, with one line on stderr per config that uses it.
+pub const RENAMED_KEYS: &[(&str, &str)] = &[("random_placements", "opening_moves")];
+
+/// Renames the [`RENAMED_KEYS`] in `tables` (a config's top-level
+/// tables) to their new names, and says so in one line naming `origin`,
+/// or `None` if none was there.
+fn rename_old_keys(tables: &mut toml::Table, origin: &str) -> Option<String> {
+    let mut found: Vec<String> = Vec::new();
+    for (section, value) in tables.iter_mut() {
+        let toml::Value::Table(keys) = value else {
+            continue;
+        };
+        for &(old, new) in RENAMED_KEYS {
+            if let Some(v) = keys.remove(old) {
+                keys.insert(new.to_string(), v);
+                found.push(format!("[{section}] {old}"));
+            }
+        }
+    }
+    if found.is_empty() {
+        return None;
+    }
+    let renames: Vec<String> = RENAMED_KEYS
+        .iter()
+        .filter(|(old, _)| found.iter().any(|f| f.ends_with(&format!(" {old}"))))
+        .map(|(old, new)| format!("`{old}` is now `{new}`"))
+        .collect();
+    Some(format!(
+        "{origin}: {} (in {}); the old name is still read, write the new one",
+        renames.join(", "),
+        found.join(", ")
+    ))
+}
+
 impl RunConfig {
-    /// Parses and validates a config text; `origin` names it in errors.
+    /// Parses and validates a config text; `origin` names it in errors. A
+    /// key that was renamed ([`RENAMED_KEYS`]) is read under its old name
+    /// too, with one line on stderr that names the new one.
     pub fn from_toml(text: &str, origin: &str) -> Result<RunConfig, ConfigError> {
+        let (cfg, note) = RunConfig::from_toml_noting(text, origin)?;
+        if let Some(line) = note {
+            eprintln!("{line}");
+        }
+        Ok(cfg)
+    }
+
+    /// [`RunConfig::from_toml`] without printing: the config, and the
+    /// line that says which old key names it used, if any.
+    pub fn from_toml_noting(
+        text: &str,
+        origin: &str,
+    ) -> Result<(RunConfig, Option<String>), ConfigError> {
         let parse_error = |e: toml::de::Error| ConfigError::Parse {
             origin: origin.to_string(),
             message: toml_message(text, &e),
@@ -314,7 +366,8 @@ impl RunConfig {
         // differ from the library's own defaults (a searching player's
         // `SearchConfig::default()` is not self-play's).
         let mut merged: toml::Table = toml::from_str(DEFAULT_CONFIG).map_err(parse_error)?;
-        let given: toml::Table = toml::from_str(text).map_err(parse_error)?;
+        let mut given: toml::Table = toml::from_str(text).map_err(parse_error)?;
+        let note = rename_old_keys(&mut given, origin);
         for (section, value) in given {
             match (merged.get_mut(&section), value) {
                 (Some(toml::Value::Table(base)), toml::Value::Table(keys)) => base.extend(keys),
@@ -328,7 +381,7 @@ impl RunConfig {
             origin: origin.to_string(),
             message,
         })?;
-        Ok(cfg)
+        Ok((cfg, note))
     }
 
     /// Reads a config file, or the embedded default when `path` is `None`.
@@ -649,6 +702,43 @@ mod tests {
             ..play
         };
         assert_eq!(toml.search, selfplay);
+    }
+
+    #[test]
+    fn the_old_opening_key_is_read_with_one_line_and_the_new_one_written() {
+        let old = "[selfplay]\nrandom_placements = 2\n[gating]\nrandom_placements = 1\n\
+                   [baseline]\nrandom_placements = 0\n[pretrain]\nrandom_placements = 3\n";
+        let (cfg, note) = RunConfig::from_toml_noting(old, "old.toml").unwrap();
+        assert_eq!(cfg.selfplay.opening_moves, 2);
+        assert_eq!(cfg.gating.opening_moves, 1);
+        assert_eq!(cfg.baseline.opening_moves, 0);
+        assert_eq!(cfg.pretrain.opening_moves, 3);
+        let note = note.expect("the old key is noted");
+        assert!(!note.contains('\n'), "{note}");
+        assert!(
+            note.starts_with("old.toml: `random_placements` is now `opening_moves`"),
+            "{note}"
+        );
+        for table in ["selfplay", "gating", "baseline", "pretrain"] {
+            assert!(
+                note.contains(&format!("[{table}] random_placements")),
+                "{note}"
+            );
+        }
+        // Written out under the new name only, and read back the same.
+        let text = cfg.to_toml();
+        assert!(!text.contains("random_placements"), "{text}");
+        assert_eq!(text.matches("opening_moves = ").count(), 4, "{text}");
+        let (again, note) = RunConfig::from_toml_noting(&text, "new.toml").unwrap();
+        assert_eq!((again, note), (cfg, None));
+        // Both names in one table is one key given twice.
+        let e = RunConfig::from_toml(
+            "[gating]\nrandom_placements = 1\nopening_moves = 2\n",
+            "c.toml",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("c.toml") && e.contains("opening_moves"), "{e}");
     }
 
     #[test]

@@ -1,17 +1,53 @@
-//! The gating match: each candidate against the best network, and the Elo
-//! that the chain of promotions implies.
+//! The gate phase: each candidate against the best network, its
+//! promotion, and the Elo that the chain of promotions implies.
 
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use serde_json::json;
+
+use super::RunCtx;
 use super::baseline;
 use super::config::RunConfig;
+use super::metrics::{MetricsLog, fields};
 use super::progress::Phase;
 use crate::arena::{ArenaConfig, DuelSettings, Openings, Sprt, Verdict, run_duel};
-use crate::checkpoint::{self, GatingResult};
+use crate::checkpoint::{self, CheckpointMeta, GatingResult};
 use crate::game::Game;
 use crate::nn::{InferenceOptions, NetEvaluator};
-use crate::util::sub_seed;
+use crate::util::{sub_seed, write_atomic};
+
+/// The gate phase of candidate generation `g` (its folder `dir`, its
+/// metadata `meta`) against generation `best`: the match, its result
+/// written into `meta` and published, and on promotion the `best` pointer
+/// moved and published; the match and the promoted network's Elo are
+/// logged as `step`'s `gating` and `elo` lines. `None` when a stop request
+/// cut the match short (the candidate stays ungated).
+pub(crate) fn gate_candidate<G: Game>(
+    ctx: &RunCtx<'_, G>,
+    log: &mut MetricsLog,
+    step: u64,
+    g: u64,
+    dir: &Path,
+    meta: &mut CheckpointMeta,
+    best: u64,
+) -> anyhow::Result<Option<GatingResult>> {
+    let ckpts = ctx.run.checkpoints();
+    let Some(result) = gate(ctx.game, &ctx.cfg, &ckpts, g, best, ctx.stop)? else {
+        return Ok(None);
+    };
+    meta.gating = Some(result.clone());
+    write_atomic(&dir.join("meta.json"), &serde_json::to_vec_pretty(meta)?)?;
+    ctx.publish.meta(g)?;
+    log.log("gating", g, step, fields(&result));
+    if result.promoted {
+        checkpoint::write_best(&ckpts, g)?;
+        ctx.publish.best()?;
+        let elo = promoted_elo(&ckpts, g)?;
+        log.log("elo", g, step, fields(&json!({ "elo": elo })));
+    }
+    Ok(Some(result))
+}
 
 /// Plays the candidate against the best network and decides promotion;
 /// `None` when `stop` cut the match short (the candidate stays ungated).
@@ -50,7 +86,7 @@ pub fn gate<G: Game>(
         gc.games as u32,
         sub_seed(cfg.run.seed ^ 0x9a7e, candidate),
     );
-    arena.openings = Openings::Random(gc.random_placements);
+    arena.openings = Openings::Random(gc.opening_moves);
     if let Some([e0, e1]) = gc.sprt {
         arena.sprt = Some(Sprt::new(e0, e1)?);
     }

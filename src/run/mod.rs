@@ -1,16 +1,30 @@
 //! A training run: its directory, config, metrics, the warm start from a
 //! classical teacher, and the loop that ties self-play, training, gating
 //! and baseline matches together and resumes after a kill.
+//!
+//! The loop ([`train_loop`]) calls one phase after another, each in its
+//! own unit: local self-play ([`local_play`]) or the workers' games
+//! ([`collect`]), gradient steps ([`training`]), the candidate and its
+//! weight averaging ([`averaging`]), the gating match
+//! ([`gating::gate_candidate`]), the baseline matches
+//! ([`baseline::measure`]), and publishing to the run's store
+//! ([`publish`]).
 
+mod averaging;
 pub mod baseline;
+mod collect;
 pub mod config;
 pub mod dir;
 pub mod gating;
+mod local_play;
 pub mod metrics;
 pub mod pretrain;
 pub mod progress;
+mod publish;
 pub mod shared;
+pub mod status;
 pub mod train_loop;
+mod training;
 pub mod worker;
 
 pub use dir::RunDir;
@@ -27,6 +41,28 @@ use crate::train::{Batch, StepMetrics, Trainer};
 use config::RunConfig;
 use metrics::{MetricsLog, fields};
 use progress::Phase;
+use publish::Publish;
+
+/// What every phase of a generation reads and none changes: the game,
+/// the run's folder and store, its config, the device the networks run
+/// on and the stop flag (Ctrl-C). The loop owns one and lends it to each
+/// phase, so that a phase's own arguments are what it changes or returns.
+pub(crate) struct RunCtx<'a, G> {
+    pub game: &'a G,
+    pub run: &'a RunDir,
+    /// The run's store, if it lives at a location.
+    pub publish: Publish<'a>,
+    pub cfg: RunConfig,
+    pub device: burn::tensor::Device,
+    pub stop: &'a AtomicBool,
+}
+
+impl<G> RunCtx<'_, G> {
+    /// Whether a stop was requested.
+    pub fn stopping(&self) -> bool {
+        self.stop.load(Ordering::Relaxed)
+    }
+}
 
 /// Generation 0's weights, drawn from the run seed. The backend's generator
 /// draws them, so seeding it makes generation 0 (and with it the run)

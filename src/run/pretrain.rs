@@ -67,7 +67,9 @@ pub struct PretrainConfig {
     pub label_smoothing: f32,
     /// Up to this many opening decisions made at random (YINSH: ring
     /// placements), so that a deterministic teacher's games differ.
-    pub random_placements: u32,
+    /// Formerly `random_placements`, still read.
+    #[serde(alias = "random_placements")]
+    pub opening_moves: u32,
     /// Threads playing teacher games (0 = one per core).
     pub workers: usize,
     /// Complete games per record file.
@@ -83,7 +85,7 @@ impl Default for PretrainConfig {
             learning_rate: 0.001,
             lr_floor: 0.1,
             label_smoothing: 0.1,
-            random_placements: 6,
+            opening_moves: 6,
             workers: 0,
             games_per_file: 32,
         }
@@ -318,7 +320,7 @@ impl<G: GamePlayers> TeacherWorker<'_, G> {
         let game_seed = sub_seed(self.seed, index);
         let mut rng = SmallRng::seed_from_u64(game_seed);
         let mut start = self.game.start();
-        let randoms = rng.random_range(0..=self.cfg.random_placements);
+        let randoms = rng.random_range(0..=self.cfg.opening_moves);
         for a in crate::game::random_opening(&start, randoms, &mut rng) {
             start.play_unchecked(a);
         }

@@ -12,29 +12,29 @@
 //! checkpoint is redone from its weights and optimizer state, so nothing is
 //! trained on top of a state that was never saved.
 
-use std::collections::{BTreeSet, VecDeque};
 use std::fs;
-use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::sync::atomic::AtomicBool;
+use std::time::Instant;
 
-use serde_json::json;
-
+use super::RunCtx;
+use super::averaging::Averager;
 use super::baseline;
+use super::collect::Collector;
 use super::config::{RunConfig, SAFE_TO_CHANGE, SelfPlaySource};
 use super::dir::RunDir;
-use super::gating::{gate, promoted_elo};
-use super::metrics::{MetricsLog, fields};
-use super::progress::Phase;
+use super::gating::gate_candidate;
+use super::local_play::self_play;
+use super::metrics::MetricsLog;
+use super::publish::Publish;
 use super::shared::{Finished, SharedRun, now_unix};
+use super::training::train_generation;
 use crate::arena::GamePlayers;
-use crate::checkpoint::{self, CheckpointMeta};
-use crate::nn::{Model, WorkerNets};
-use crate::replay::record::{self, RecordError};
+use crate::checkpoint::{self, CheckpointMeta, GatingResult};
+use crate::game::Game;
+use crate::replay::record::RecordError;
 use crate::replay::window::ReplayWindow;
-use crate::selfplay::{self, Progress, SelfPlayError};
 use crate::train::Trainer;
-use crate::util::{sub_seed, write_atomic};
+use crate::util::write_atomic;
 
 /// Why the loop stopped with an error.
 pub type LoopError = anyhow::Error;
@@ -138,9 +138,7 @@ fn run_loop<G: GamePlayers>(
     stop: &AtomicBool,
 ) -> Result<LoopSummary, LoopError> {
     let cfg = settle_config(run, cfg)?;
-    if let Some(s) = shared {
-        s.push_config()?;
-    }
+    Publish::new(shared).config()?;
     anyhow::ensure!(
         cfg.game.name == G::NAME && cfg.game.variant == game.variant(),
         "the config plays {} ({}), not {} ({})",
@@ -180,16 +178,14 @@ fn run_loop<G: GamePlayers>(
     let mut g = first_generation;
     let mut interrupted = false;
     loop {
-        if let Some(limit) = limit_reached(&lp.cfg, g, started) {
+        if let Some(limit) = limit_reached(&lp.ctx.cfg, g, started) {
             // Workers stop when they see this (docs/distributed.md).
-            if let Some(s) = shared {
-                s.publish_finished(&Finished {
-                    generation: g - 1,
-                    best: lp.best,
-                    limit,
-                    at_unix: now_unix(),
-                })?;
-            }
+            lp.ctx.publish.finished(&Finished {
+                generation: g - 1,
+                best: lp.best,
+                limit,
+                at_unix: now_unix(),
+            })?;
             break;
         }
         match lp.generation(g)? {
@@ -237,32 +233,19 @@ enum Ended {
 }
 
 /// A run's state between generations: the newest checkpoint's trainer
-/// and metadata, the replay window and the best network so far.
+/// and metadata, the replay window, the best network so far, and what the
+/// collect and average phases carry from one generation to the next.
+/// Each generation calls the phases in order ([`Loop::generation`]).
 struct Loop<'a, G: GamePlayers> {
-    game: &'a G,
-    run: &'a RunDir,
-    /// The store the run is published to, if it lives at a location.
-    shared: Option<&'a SharedRun>,
-    /// Uploaded files found unusable (relative paths): reported once.
-    rejected: BTreeSet<String>,
-    /// When workers' games were last taken into the window.
-    last_collected: Option<Instant>,
-    /// Games the last generation took from workers (at least `[loop]
-    /// games_per_generation`: whole files are taken).
-    games_taken: u64,
-    cfg: RunConfig,
-    stop: &'a AtomicBool,
-    device: burn::tensor::Device,
+    ctx: RunCtx<'a, G>,
     log: MetricsLog,
     trainer: Trainer,
     window: ReplayWindow<G>,
     /// The metadata of the newest checkpoint.
     meta: CheckpointMeta,
     best: u64,
-    /// The trained weights of the latest generations, oldest first, that
-    /// the next network averages in (`[train] average_generations`): read
-    /// from their checkpoints once, then kept.
-    recent: VecDeque<(u64, Model)>,
+    collector: Collector,
+    averager: Averager,
 }
 
 impl<'a, G: GamePlayers> Loop<'a, G> {
@@ -285,19 +268,8 @@ impl<'a, G: GamePlayers> Loop<'a, G> {
             checkpoint::save(&ckpts, &meta, &model, None)?;
             checkpoint::write_best(&ckpts, 0)?;
         }
-        if let Some(s) = shared {
-            // Generation 0, new or from a warm start, may not be published
-            // yet; publishing it again is harmless.
-            let published = s.generations()?;
-            for g in checkpoint::list(&ckpts)? {
-                if !published.contains(&g) {
-                    s.push_checkpoint(g)?;
-                }
-            }
-            if s.best()?.is_none() {
-                s.push_best()?;
-            }
-        }
+        let publish = Publish::new(shared);
+        publish.missing_checkpoints(&ckpts)?;
         let latest = *checkpoint::list(&ckpts)?
             .last()
             .expect("generation 0 exists");
@@ -321,100 +293,133 @@ impl<'a, G: GamePlayers> Loop<'a, G> {
                 .map_err(|e| anyhow::anyhow!("{}: optimizer state: {e}", latest_dir.display()))?;
         }
         let mut window = ReplayWindow::new(game.clone(), cfg.replay.clone());
-        // A run resumed without its old data (a shipped network trained
-        // on) misses every file of the window: one line says so, not one
-        // per file. Damaged files are still named one by one.
-        let mut missing = 0;
-        for f in &meta.replay_files {
-            match window.add_file(&run.root.join(f)) {
-                Ok(_) => {}
-                Err(RecordError::Io { source, .. })
-                    if source.kind() == std::io::ErrorKind::NotFound =>
-                {
-                    missing += 1
-                }
-                Err(e) => eprintln!("skipping record file: {e}"),
-            }
-        }
-        if missing > 0 {
-            eprintln!(
-                "{missing} of the {} record files of generation {latest}'s replay window are gone: \
-                 training goes on with what self-play writes from here",
-                meta.replay_files.len()
-            );
-        }
+        restore_window(&mut window, run, &meta, latest);
         Ok(Loop {
-            game,
-            run,
-            shared,
-            rejected: BTreeSet::new(),
-            last_collected: None,
-            games_taken: 0,
-            cfg,
-            stop,
-            device,
+            ctx: RunCtx {
+                game,
+                run,
+                publish,
+                cfg,
+                device,
+                stop,
+            },
             log,
             trainer,
             window,
             meta,
             best,
-            recent: VecDeque::new(),
+            collector: Collector::default(),
+            averager: Averager::default(),
         })
     }
 
-    fn stopping(&self) -> bool {
-        self.stop.load(Ordering::Relaxed)
-    }
-
-    /// Generation `g`: self-play, training, the candidate checkpoint, its
-    /// gating and, every few generations, the baseline matches.
+    /// Generation `g`: its games (self-play or the workers'), training,
+    /// the candidate checkpoint (averaged), its gating and, every few
+    /// generations, the baseline matches; each result is published as
+    /// soon as it is complete.
     fn generation(&mut self, g: u64) -> Result<Ended, LoopError> {
-        if self.stopping() {
+        if self.ctx.stopping() {
             return Ok(Ended::Stopped);
         }
-        let new_positions = match self.cfg.run.selfplay {
-            SelfPlaySource::Local => self.self_play(g)?,
-            SelfPlaySource::Workers => self.games_from_workers(g)?,
-        };
-        let Some(new_positions) = new_positions else {
+        let Some((new_positions, games)) = self.games(g)? else {
             return Ok(Ended::Stopped);
         };
-        let Some(trained) = self.train_steps(g, new_positions)? else {
+        let Some(trained) = train_generation(
+            &self.ctx,
+            &mut self.trainer,
+            &self.window,
+            &mut self.log,
+            g,
+            new_positions,
+        )?
+        else {
             return Ok(Ended::Stopped);
         };
-        let dir = self.save_candidate(g, trained)?;
-        self.publish(|s| s.push_checkpoint(g))?;
+        self.meta = self.candidate_meta(g, trained, games);
+        let dir = self
+            .averager
+            .save_candidate(&self.ctx, &self.trainer, &mut self.meta, g)?;
+        self.ctx.publish.checkpoint(g)?;
 
         // A stop request leaves the candidate ungated; the resumed run
         // trains on from it and it is never promoted.
-        if self.stopping() {
+        if self.ctx.stopping() {
             return Ok(Ended::Stopped);
         }
-        let ckpts = self.run.checkpoints();
-        let Some(result) = gate(self.game, &self.cfg, &ckpts, g, self.best, self.stop)? else {
+        let step = self.trainer.steps();
+        let gated = gate_candidate(
+            &self.ctx,
+            &mut self.log,
+            step,
+            g,
+            &dir,
+            &mut self.meta,
+            self.best,
+        )?;
+        let Some(result) = gated else {
             return Ok(Ended::Stopped);
         };
-        self.meta.gating = Some(result.clone());
-        write_atomic(
-            &dir.join("meta.json"),
-            &serde_json::to_vec_pretty(&self.meta)?,
-        )?;
-        self.publish(|s| s.push_meta(g))?;
-        self.log
-            .log("gating", g, self.trainer.steps(), fields(&result));
         if result.promoted {
-            checkpoint::write_best(&ckpts, g)?;
-            self.publish(|s| s.push_best())?;
             self.best = g;
-            let elo = promoted_elo(&ckpts, g)?;
-            self.log.log(
-                "elo",
-                g,
-                self.trainer.steps(),
-                fields(&json!({ "elo": elo })),
-            );
         }
-        let verdict = match (self.cfg.gating.enabled, result.promoted) {
+        self.report(g, &result);
+        self.ctx.publish.logs()?;
+        let bc = &self.ctx.cfg.baseline;
+        if bc.every > 0 && g.is_multiple_of(bc.every) {
+            let complete = baseline::measure(&self.ctx, &mut self.log, step, self.best, g)?;
+            self.ctx.publish.logs()?;
+            if !complete {
+                return Ok(Ended::StoppedInBaseline);
+            }
+        }
+        Ok(Ended::Complete)
+    }
+
+    /// The self-play or collect phase of generation `g`: the positions
+    /// added to the window and the games they came from, or `None` on a
+    /// stop request.
+    fn games(&mut self, g: u64) -> Result<Option<(u64, u64)>, LoopError> {
+        let step = self.trainer.steps();
+        Ok(match self.ctx.cfg.run.selfplay {
+            SelfPlaySource::Local => self_play(
+                &self.ctx,
+                &mut self.window,
+                &mut self.log,
+                step,
+                self.best,
+                g,
+            )?
+            .map(|positions| (positions, self.ctx.cfg.run.games_per_generation)),
+            SelfPlaySource::Workers => self
+                .collector
+                .collect(&self.ctx, &mut self.window, &mut self.log, step, g)?
+                .map(|c| (c.positions, c.games)),
+        })
+    }
+
+    /// Generation `g`'s metadata after training `trained` samples on the
+    /// window, which took in `games` new games.
+    fn candidate_meta(&self, g: u64, trained: u64, games: u64) -> CheckpointMeta {
+        let run = self.ctx.run;
+        CheckpointMeta {
+            positions_generated: self.window.generated(),
+            samples_trained: self.meta.samples_trained + trained,
+            train_steps: self.trainer.steps(),
+            replay_files: self
+                .window
+                .files()
+                .iter()
+                .map(|(p, _)| run.relative(p))
+                .collect(),
+            games_played: self.meta.games_played + games,
+            ..CheckpointMeta::new(self.ctx.game, g, self.ctx.cfg.model.clone())
+        }
+    }
+
+    /// The generation's line on stderr: the window, the steps and the
+    /// gating verdict.
+    fn report(&self, g: u64, result: &GatingResult) {
+        let verdict = match (self.ctx.cfg.gating.enabled, result.promoted) {
             (false, _) => "gating off, promoted".to_string(),
             (true, promoted) => format!(
                 "gating {:.1}% -> {}",
@@ -427,400 +432,37 @@ impl<'a, G: GamePlayers> Loop<'a, G> {
             self.window.len(),
             self.trainer.steps(),
         );
-
-        self.publish(|s| s.push_logs())?;
-        if self.cfg.baseline.every > 0 && g.is_multiple_of(self.cfg.baseline.every) {
-            let complete = self.baseline(g)?;
-            self.publish(|s| s.push_logs())?;
-            if !complete {
-                return Ok(Ended::StoppedInBaseline);
-            }
-        }
-        Ok(Ended::Complete)
     }
+}
 
-    /// Runs `f` on the run's store, if it has one.
-    fn publish(&self, f: impl FnOnce(&SharedRun) -> anyhow::Result<()>) -> anyhow::Result<()> {
-        match self.shared {
-            Some(s) => f(s),
-            None => Ok(()),
-        }
-    }
-
-    /// Waits until workers have uploaded generation `g`'s games (record
-    /// files not yet in the window holding `[loop] games_per_generation`
-    /// games, from any network), then adds them to the window. Files that
-    /// cannot be used (damaged, another game's, not a record) are named
-    /// once and left out. The positions added, or `None` on a stop request.
-    fn games_from_workers(&mut self, g: u64) -> Result<Option<u64>, LoopError> {
-        let want = self.cfg.run.games_per_generation;
-        let poll = Duration::from_secs_f64(self.cfg.workers.poll_seconds);
-        let phase = Phase::start(format!("generation {g} games from workers"), want, "games");
-        let t = Instant::now();
-        let mut found: Vec<(PathBuf, u64)> = Vec::new();
-        let mut games = 0;
-        loop {
-            if let Some(s) = self.shared {
-                s.pull_new_records(&self.rejected)?;
-            }
-            let mut known: BTreeSet<String> = self
-                .window
-                .files()
-                .iter()
-                .map(|(p, _)| self.run.relative(p))
-                .collect();
-            known.extend(self.rejected.iter().cloned());
-            known.extend(found.iter().map(|(p, _)| self.run.relative(p)));
-            for p in uploaded_files(&self.run.selfplay())? {
-                let rel = self.run.relative(&p);
-                if known.contains(&rel) {
-                    continue;
-                }
-                let is_record = p.extension().is_some_and(|x| x == "bin");
-                match record::read(self.game, &p) {
-                    Ok(f) if is_record => {
-                        games += f.meta.games as u64;
-                        found.push((p, f.meta.games as u64));
-                    }
-                    Ok(_) => {
-                        eprintln!("skipping uploaded file {rel}: record files end in .bin");
-                        self.rejected.insert(rel);
-                    }
-                    Err(e) => {
-                        eprintln!("skipping uploaded file {rel}: {e}");
-                        self.rejected.insert(rel);
-                    }
-                }
-            }
-            phase.set(games.min(want), format!("{} files", found.len()));
-            if games >= want {
-                break;
-            }
-            let until = Instant::now() + poll;
-            while Instant::now() < until {
-                if self.stopping() {
-                    phase.finish();
-                    return Ok(None);
-                }
-                std::thread::sleep(Duration::from_millis(100));
-            }
-        }
-        phase.finish();
-        let before = self.window.generated();
-        for (p, _) in &found {
-            if let Err(e) = self.window.add_file(p) {
-                eprintln!("skipping record file: {e}");
-            }
-        }
-        // The workers' pace: games delivered since the previous
-        // generation's games were taken (the trainer's own work included,
-        // during which the workers went on).
-        let now = Instant::now();
-        let mut f = json!({
-            "source": "workers",
-            "games": games,
-            "files": found.len(),
-            "positions": self.window.generated() - before,
-            "waited_s": t.elapsed().as_secs_f64(),
-        });
-        if let Some(last) = self.last_collected {
-            let secs = (now - last).as_secs_f64().max(1e-9);
-            f["games_per_hour"] = json!(games as f64 * 3600.0 / secs);
-        }
-        self.last_collected = Some(now);
-        self.games_taken = games;
-        self.log
-            .log("selfplay", g, self.trainer.steps(), fields(&f));
-        Ok(Some(self.window.generated() - before))
-    }
-
-    /// Self-play with the best network until generation `g` has its games,
-    /// counting those that earlier attempts at it already wrote; then every
-    /// record file not yet in the window joins it. The positions added, or
-    /// `None` on a stop request.
-    fn self_play(&mut self, g: u64) -> Result<Option<u64>, LoopError> {
-        let known: BTreeSet<String> = self
-            .window
-            .files()
-            .iter()
-            .map(|(p, _)| self.run.relative(p))
-            .collect();
-        let pending = self.run.pending_records(self.game, &known, g)?;
-        let mut new_files = pending.files;
-        let to_play = self
-            .cfg
-            .run
-            .games_per_generation
-            .saturating_sub(pending.games);
-        let mut stopped = false;
-        if to_play > 0 {
-            let best_dir = checkpoint::generation_dir(&self.run.checkpoints(), self.best);
-            let (best_model, _) = checkpoint::load_model(self.game, &best_dir, &self.device)?;
-            let s = self.play_games(g, pending.attempts, to_play, &best_model)?;
-            let secs = s.seconds.max(1e-9);
-            let mut f = fields(&s.summary);
-            f.remove("files");
-            f.insert(
-                "games_per_hour".into(),
-                json!(s.summary.games as f64 * 3600.0 / secs),
-            );
-            f.insert(
-                "positions_per_s".into(),
-                json!(s.summary.evaluated as f64 / secs),
-            );
-            self.log.log("selfplay", g, self.trainer.steps(), f);
-            new_files.extend(s.summary.files.iter().cloned());
-            stopped = s.summary.interrupted;
-        }
-        new_files.sort();
-        new_files.dedup();
-        let before = self.window.generated();
-        for p in &new_files {
-            if let Err(e) = self.window.add_file(p) {
-                eprintln!("skipping record file: {e}");
-            }
-        }
-        Ok((!stopped).then(|| self.window.generated() - before))
-    }
-
-    /// Plays `to_play` games of generation `g` with `model`, showing progress.
-    fn play_games(
-        &self,
-        g: u64,
-        attempt: u32,
-        to_play: u64,
-        model: &Model,
-    ) -> Result<TimedSelfPlay, LoopError> {
-        let progress = Progress::default();
-        let t = Instant::now();
-        let phase = Phase::start(format!("generation {g} self-play"), to_play, "games");
-        let done = AtomicBool::new(false);
-        let show = || {
-            let secs = t.elapsed().as_secs_f64().max(1e-9);
-            phase.set(
-                progress.games.load(Ordering::Relaxed),
-                format!(
-                    "{:.1} positions/s",
-                    progress.positions.load(Ordering::Relaxed) as f64 / secs
-                ),
-            );
-        };
-        let sp = &self.cfg.selfplay;
-        let nets = WorkerNets::new(
-            self.game,
-            model,
-            &self.device,
-            sp.inference,
-            sp.server_options()?,
-        )
-        .map_err(SelfPlayError::Server)?;
-        let summary = std::thread::scope(|scope| {
-            scope.spawn(|| {
-                while !done.load(Ordering::Relaxed) {
-                    show();
-                    std::thread::sleep(Duration::from_millis(250));
-                }
-            });
-            let r = selfplay::run(
-                self.game,
-                &self.cfg.selfplay,
-                &self.cfg.search,
-                to_play,
-                sub_seed(self.cfg.run.seed, g * 1000 + attempt as u64),
-                self.best,
-                &self.run.selfplay(),
-                &RunDir::record_prefix(g, attempt),
-                nets.maker(),
-                &progress,
-                &|| self.stopping(),
-            );
-            done.store(true, Ordering::Relaxed);
-            r
-        })?;
-        show();
-        phase.finish();
-        Ok(TimedSelfPlay {
-            summary,
-            seconds: t.elapsed().as_secs_f64(),
-        })
-    }
-
-    /// Gradient steps at the configured ratio of samples to the
-    /// `new_positions`, on `[train] threads` cores: the samples trained, or
-    /// `None` on a stop request.
-    fn train_steps(&mut self, g: u64, new_positions: u64) -> Result<Option<u64>, LoopError> {
-        let threads = self.trainer.config().threads;
-        super::in_train_pool(threads, || self.train_steps_here(g, new_positions))
-    }
-
-    fn train_steps_here(&mut self, g: u64, new_positions: u64) -> Option<u64> {
-        let tc = self.trainer.config().clone();
-        let steps = if self.window.len() >= tc.min_positions {
-            ((tc.train_ratio * new_positions as f64) / tc.batch_size as f64).ceil() as u64
-        } else {
-            0
-        };
-        super::gradient_steps(
-            self.game,
-            &mut self.trainer,
-            &self.window,
-            steps,
-            &self.cfg,
-            g,
-            &mut self.log,
-            format!("generation {g} training"),
-            self.stop,
-        )
-        .ok()
-        .map(|_| steps * tc.batch_size as u64)
-    }
-
-    /// Writes generation `g`'s candidate (weights, optimizer state and the
-    /// window's files) and returns its folder.
-    fn save_candidate(&mut self, g: u64, trained: u64) -> Result<PathBuf, LoopError> {
-        self.meta = CheckpointMeta {
-            positions_generated: self.window.generated(),
-            samples_trained: self.meta.samples_trained + trained,
-            train_steps: self.trainer.steps(),
-            replay_files: self
-                .window
-                .files()
-                .iter()
-                .map(|(p, _)| self.run.relative(p))
-                .collect(),
-            games_played: self.meta.games_played
-                + match self.cfg.run.selfplay {
-                    SelfPlaySource::Local => self.cfg.run.games_per_generation,
-                    SelfPlaySource::Workers => self.games_taken,
-                },
-            ..CheckpointMeta::new(self.game, g, self.cfg.model.clone())
-        };
-        let trained = self.trainer.inference_model();
-        let optimizer = self
-            .trainer
-            .optimizer_bytes()
-            .map_err(|e| anyhow::anyhow!("optimizer state: {e}"))?;
-        let k = self.cfg.train.average_generations as usize;
-        if k <= 1 {
-            return Ok(checkpoint::save(
-                &self.run.checkpoints(),
-                &self.meta,
-                &trained,
-                Some(&optimizer),
-            )?);
-        }
-        if self.recent.is_empty() {
-            self.recent = self.trained_before(g, k - 1)?;
-        }
-        self.recent.push_back((g, trained.clone()));
-        while self.recent.len() > k {
-            self.recent.pop_front();
-        }
-        self.meta.averaged_from = self.recent.iter().map(|(e, _)| *e).collect();
-        let models: Vec<Model> = self.recent.iter().map(|(_, m)| m.clone()).collect();
-        let mean = crate::nn::average(&models).map_err(|e| anyhow::anyhow!("averaging: {e}"))?;
-        let dir = checkpoint::generation_dir(&self.run.checkpoints(), g);
-        checkpoint::save_to(&dir, &self.meta, &mean, Some(&trained), Some(&optimizer))?;
-        Ok(dir)
-    }
-
-    /// The trained weights of the last `n` generations before `g`, oldest
-    /// first, from their checkpoints. A trainer resumed on another machine
-    /// fetches the ones it lacks from the run's store.
-    fn trained_before(&self, g: u64, n: usize) -> Result<VecDeque<(u64, Model)>, LoopError> {
-        let ckpts = self.run.checkpoints();
-        let mut wanted: Vec<u64> = match self.shared {
-            Some(s) => s.generations()?,
-            None => checkpoint::list(&ckpts)?,
-        };
-        wanted.retain(|&e| e < g);
-        let mut out = VecDeque::with_capacity(n);
-        for &e in &wanted[wanted.len().saturating_sub(n)..] {
-            let dir = checkpoint::generation_dir(&ckpts, e);
-            if let Some(s) = self.shared
-                && !dir.join("meta.json").is_file()
+/// Fills a resumed run's `window` with the record files generation
+/// `latest`'s checkpoint (`meta`) lists. A run resumed without its old
+/// data (a shipped network trained on) misses every file of the window:
+/// one line says so, not one per file. Damaged files are still named one
+/// by one.
+fn restore_window<G: Game>(
+    window: &mut ReplayWindow<G>,
+    run: &RunDir,
+    meta: &CheckpointMeta,
+    latest: u64,
+) {
+    let mut missing = 0;
+    for f in &meta.replay_files {
+        match window.add_file(&run.root.join(f)) {
+            Ok(_) => {}
+            Err(RecordError::Io { source, .. })
+                if source.kind() == std::io::ErrorKind::NotFound =>
             {
-                s.pull_checkpoint(e, true)?;
+                missing += 1
             }
-            let (model, _) = checkpoint::load_trained_model(self.game, &dir, &self.device)?;
-            out.push_back((e, model));
+            Err(e) => eprintln!("skipping record file: {e}"),
         }
-        Ok(out)
     }
-
-    /// The best network against opponents that never change; false when a
-    /// stop request cut the matches short.
-    fn baseline(&mut self, g: u64) -> Result<bool, LoopError> {
-        let bc = &self.cfg.baseline;
-        let phase = Phase::start(
-            format!("generation {g} baseline matches"),
-            bc.games as u64 * bc.opponents.len() as u64,
-            "games",
+    if missing > 0 {
+        eprintln!(
+            "{missing} of the {} record files of generation {latest}'s replay window are gone: \
+             training goes on with what self-play writes from here",
+            meta.replay_files.len()
         );
-        let played = baseline::play(
-            self.game,
-            &self.cfg,
-            &self.run.checkpoints(),
-            &self.run.eval(),
-            self.best,
-            g,
-            self.stop,
-        )?;
-        let Some(pairings) = played else {
-            phase.finish();
-            return Ok(false);
-        };
-        phase.set(
-            pairings.iter().map(|p| p.results.games() as u64).sum(),
-            String::new(),
-        );
-        phase.finish();
-        let mut line = format!("generation {g}: best network {}", self.best);
-        for p in &pairings {
-            self.log.log(
-                &format!("baseline/{}", p.second),
-                g,
-                self.trainer.steps(),
-                fields(&json!({
-                    "network": self.best,
-                    "games": p.results.games(),
-                    "wins": p.results.wins,
-                    "draws": p.results.draws,
-                    "losses": p.results.losses,
-                    "score": p.score,
-                    "elo": p.elo,
-                })),
-            );
-            line += &format!(", {:.1}% vs {}", 100.0 * p.score, p.second);
-        }
-        eprintln!("{line}");
-        Ok(true)
     }
-}
-
-/// Files in the records folder, sorted, without the store's and
-/// `write_atomic`'s staging files (an upload in progress).
-fn uploaded_files(folder: &std::path::Path) -> std::io::Result<Vec<PathBuf>> {
-    let mut out = Vec::new();
-    let entries = match fs::read_dir(folder) {
-        Ok(e) => e,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(out),
-        Err(e) => return Err(e),
-    };
-    for e in entries {
-        let e = e?;
-        let name = e.file_name().to_string_lossy().into_owned();
-        if name.starts_with(".tmp-") || name.contains('#') || !e.file_type()?.is_file() {
-            continue;
-        }
-        out.push(e.path());
-    }
-    out.sort();
-    Ok(out)
-}
-
-/// A self-play phase's summary and how long it took.
-struct TimedSelfPlay {
-    summary: selfplay::SelfPlaySummary,
-    seconds: f64,
 }

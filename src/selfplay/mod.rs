@@ -33,8 +33,9 @@ pub struct SelfPlayConfig {
     pub games_in_flight: usize,
     /// Up to this many opening decisions are made uniformly at random (the
     /// count itself is uniform in 0..=this), for variety between games
-    /// (YINSH: ring placements).
-    pub random_placements: u32,
+    /// (YINSH: ring placements). Formerly `random_placements`, still read.
+    #[serde(alias = "random_placements")]
+    pub opening_moves: u32,
     /// Share of games that start from a side position of an earlier game
     /// instead of the opening: a position one of its decisions could have
     /// reached with a uniformly random other move (KataGo's side
@@ -68,7 +69,7 @@ impl Default for SelfPlayConfig {
         SelfPlayConfig {
             workers: 0,
             games_in_flight: 32,
-            random_placements: 4,
+            opening_moves: 4,
             side_games: 0.0,
             resign_threshold: -0.9,
             resign_consecutive: 3,
@@ -366,7 +367,7 @@ impl<G: Game> Worker<'_, G> {
             Some(pos) => pos,
             None => {
                 let mut pos = self.game.start();
-                let randoms = rng.random_range(0..=self.cfg.random_placements);
+                let randoms = rng.random_range(0..=self.cfg.opening_moves);
                 for a in crate::game::random_opening(&pos, randoms, &mut rng) {
                     pos.play_unchecked(a);
                 }

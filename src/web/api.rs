@@ -14,7 +14,7 @@ use super::error::GameError;
 
 /// A poisoned lock only means a panic elsewhere; the data is still whole
 /// (every change is applied after its checks), so keep serving.
-pub(super) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+pub fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
@@ -32,7 +32,7 @@ pub struct ApiError {
 }
 
 impl ApiError {
-    pub(super) fn new(status: StatusCode, message: impl Into<String>) -> ApiError {
+    pub fn new(status: StatusCode, message: impl Into<String>) -> ApiError {
         ApiError {
             status,
             message: crate::util::excerpt::clip(&message.into(), MAX_ERROR_CHARS),
@@ -41,7 +41,7 @@ impl ApiError {
     }
 
     /// 503 with `Retry-After: seconds`.
-    pub(super) fn busy(message: &str, seconds: u64) -> ApiError {
+    pub fn busy(message: &str, seconds: u64) -> ApiError {
         ApiError {
             retry_after: Some(seconds),
             ..ApiError::new(StatusCode::SERVICE_UNAVAILABLE, message)
@@ -89,7 +89,7 @@ impl IntoResponse for ApiError {
 }
 
 /// Reads a JSON body, answering 400 with serde's words when it does not fit.
-pub(super) fn body<T: for<'de> Deserialize<'de>>(bytes: &Bytes) -> Result<T, ApiError> {
+pub fn body<T: for<'de> Deserialize<'de>>(bytes: &Bytes) -> Result<T, ApiError> {
     let text = if bytes.iter().all(u8::is_ascii_whitespace) {
         &b"{}"[..]
     } else {
@@ -103,12 +103,12 @@ pub(super) fn body<T: for<'de> Deserialize<'de>>(bytes: &Bytes) -> Result<T, Api
     })
 }
 
-pub(super) fn ok<T: Serialize>(value: T) -> Response {
+pub fn ok<T: Serialize>(value: T) -> Response {
     axum::Json(value).into_response()
 }
 
 /// A failure of the server's own (it is logged; the answer says no more).
-pub(super) fn internal(e: impl std::fmt::Display) -> ApiError {
+pub fn internal(e: impl std::fmt::Display) -> ApiError {
     eprintln!("web: internal error: {e}");
     ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal error")
 }
@@ -116,8 +116,3 @@ pub(super) fn internal(e: impl std::fmt::Display) -> ApiError {
 /// The largest request body: every request the pages send is a few hundred
 /// bytes; a review's SGF record a few kilobytes.
 pub const MAX_BODY_BYTES: usize = 256 * 1024;
-
-/// A page: its HTML, compiled in.
-pub(super) fn page(html: &'static str) -> Response {
-    ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], html).into_response()
-}

@@ -1,60 +1,20 @@
-//! The pages and their scripts, compiled into the binary so the server is
-//! one file with nothing to install.
+//! The files every page shares, compiled into the binary so the server is
+//! one file with nothing to install. Each game's page brings its own
+//! ([`super::WebPage::assets`]).
 
-pub const PLAY_HTML: &str = include_str!("assets/play.html");
-pub const RULES_HTML: &str = include_str!("assets/rules.html");
 pub const DASHBOARD_HTML: &str = include_str!("assets/dashboard.html");
-pub const MORRIS_HTML: &str = include_str!("assets/morris.html");
-pub const GRID_HTML: &str = include_str!("assets/grid.html");
-pub const EMERGO_HTML: &str = include_str!("assets/emergo.html");
 
-const FILES: &[(&str, &str, &str)] = &[
-    (
-        "style.css",
-        "text/css; charset=utf-8",
-        include_str!("assets/style.css"),
-    ),
-    (
-        "page.js",
-        "text/javascript; charset=utf-8",
-        include_str!("assets/page.js"),
-    ),
-    (
-        "board.js",
-        "text/javascript; charset=utf-8",
-        include_str!("assets/board.js"),
-    ),
-    (
-        "play.js",
-        "text/javascript; charset=utf-8",
-        include_str!("assets/play.js"),
-    ),
-    (
-        "morris.js",
-        "text/javascript; charset=utf-8",
-        include_str!("assets/morris.js"),
-    ),
-    (
-        "grid.js",
-        "text/javascript; charset=utf-8",
-        include_str!("assets/grid.js"),
-    ),
-    (
-        "emergo.js",
-        "text/javascript; charset=utf-8",
-        include_str!("assets/emergo.js"),
-    ),
-    (
-        "dashboard.js",
-        "text/javascript; charset=utf-8",
-        include_str!("assets/dashboard.js"),
-    ),
-];
-
-/// The content type and text of the asset `name`.
-pub fn get(name: &str) -> Option<(&'static str, &'static str)> {
-    FILES
-        .iter()
-        .find(|(n, _, _)| *n == name)
-        .map(|(_, mime, body)| (*mime, *body))
+/// Text files with their content type, by the name pages load them as.
+macro_rules! text_assets {
+    ($($name:literal: $mime:literal),* $(,)?) => {
+        &[$(($name, concat!("text/", $mime, "; charset=utf-8"), include_str!(concat!("assets/", $name)))),*]
+    };
 }
+pub(crate) use text_assets;
+
+pub const FILES: &[super::page::Asset] = text_assets![
+    "style.css": "css",
+    "page.js": "javascript",
+    "board.js": "javascript",
+    "dashboard.js": "javascript",
+];

@@ -15,12 +15,12 @@ use crate::arena::{FILE_KEYS, Player, PlayerSpecError};
 use crate::game::{Color, State};
 
 /// Builds the player a (bounded) spec names, seeded.
-pub(super) type BuildPlayer<S> =
+pub type BuildPlayer<S> =
     Box<dyn Fn(&str, u64) -> Result<Box<dyn Player<S>>, PlayerSpecError> + Send>;
 
 /// The opponent's side of a game: the human's colour, the engine's spec
 /// (or [`HUMAN`]) and the engine itself while it is not lent out.
-pub(super) struct EngineSeat<S: State> {
+pub struct EngineSeat<S: State> {
     human: Color,
     /// The bounded spec as the caller named it, or [`HUMAN`].
     opponent: String,
@@ -46,7 +46,7 @@ impl<S: State> EngineSeat<S> {
     /// check that no request names a file ([`Offers::resolve`]) is made
     /// here once for all of them.
     #[allow(clippy::too_many_arguments)]
-    pub(super) fn new(
+    pub fn new(
         human: Color,
         opponent: &str,
         seed: u64,
@@ -78,37 +78,37 @@ impl<S: State> EngineSeat<S> {
         })
     }
 
-    pub(super) fn human(&self) -> Color {
+    pub fn human(&self) -> Color {
         self.human
     }
 
     /// The engine's spec (with its time bound), or [`HUMAN`].
-    pub(super) fn opponent(&self) -> &str {
+    pub fn opponent(&self) -> &str {
         &self.opponent
     }
 
     /// The spec the engine was built from, offered names turned into
     /// paths: for the server's own use (the agent's view loads its
     /// network), never for an answer.
-    pub(super) fn engine_spec(&self) -> &str {
+    pub fn engine_spec(&self) -> &str {
         &self.engine_spec
     }
 
-    pub(super) fn has_engine(&self) -> bool {
+    pub fn has_engine(&self) -> bool {
         self.opponent != HUMAN
     }
 
     /// Whether the engine must make the next decision in `pos`.
-    pub(super) fn engine_to_act(&self, pos: &S) -> bool {
+    pub fn engine_to_act(&self, pos: &S) -> bool {
         self.has_engine() && !pos.is_over() && pos.to_act() != self.human
     }
 
-    pub(super) fn is_thinking(&self) -> bool {
+    pub fn is_thinking(&self) -> bool {
         self.thinking
     }
 
     /// Refuses a change while the engine is lent out.
-    pub(super) fn check_idle(&self) -> Result<(), GameError> {
+    pub fn check_idle(&self) -> Result<(), GameError> {
         if self.thinking {
             return Err(GameError::EngineBusy);
         }
@@ -117,7 +117,7 @@ impl<S: State> EngineSeat<S> {
 
     /// Refuses a decision of the human's in `pos` unless it is the
     /// human's turn and the engine is home.
-    pub(super) fn check_human_turn(&self, pos: &S) -> Result<(), GameError> {
+    pub fn check_human_turn(&self, pos: &S) -> Result<(), GameError> {
         self.check_idle()?;
         if pos.is_over() {
             return Err(GameError::GameOver);
@@ -129,19 +129,19 @@ impl<S: State> EngineSeat<S> {
     }
 
     /// Tells the engine (if any) that `action` is played in `pos`.
-    pub(super) fn observe(&mut self, pos: &S, action: S::Action) {
+    pub fn observe(&mut self, pos: &S, action: S::Action) {
         if let Some(engine) = &mut self.engine {
             engine.observe(pos, action);
         }
     }
 
     /// The game changed: a lent engine's answer no longer fits it.
-    pub(super) fn changed(&mut self) {
+    pub fn changed(&mut self) {
         self.version += 1;
     }
 
     /// Lends the engine out to think about `pos`, off the game's lock.
-    pub(super) fn lend(&mut self, pos: &S) -> Result<EngineJob<S>, GameError> {
+    pub fn lend(&mut self, pos: &S) -> Result<EngineJob<S>, GameError> {
         if !self.has_engine() {
             return Err(GameError::NoEngine);
         }
@@ -167,7 +167,7 @@ impl<S: State> EngineSeat<S> {
     /// play: they are returned only if the game has not changed meanwhile.
     /// Otherwise the engine is rebuilt for the game so far (`actions` from
     /// `start`).
-    pub(super) fn take_back(
+    pub fn take_back(
         &mut self,
         done: EngineDone<S>,
         start: &S,
@@ -194,13 +194,13 @@ impl<S: State> EngineSeat<S> {
 
     /// The lent engine never came back (it panicked): a fresh engine for
     /// the game so far.
-    pub(super) fn lost(&mut self, start: &S, actions: &[S::Action]) {
+    pub fn lost(&mut self, start: &S, actions: &[S::Action]) {
         self.thinking = false;
         self.rebuild(start, actions);
     }
 
     /// Decisions were taken back: the game is now `actions` from `start`.
-    pub(super) fn undone(&mut self, start: &S, actions: &[S::Action]) {
+    pub fn undone(&mut self, start: &S, actions: &[S::Action]) {
         self.changed();
         self.rebuild(start, actions);
     }

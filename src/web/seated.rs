@@ -30,7 +30,7 @@ macro_rules! deref_to_seated {
         }
     };
 }
-pub(super) use deref_to_seated;
+pub(crate) use deref_to_seated;
 
 /// What a page game's rules add to [`State`] for [`SeatedGame`].
 pub trait SeatedRules: State {
@@ -107,7 +107,7 @@ pub struct TurnView {
 
 impl<S: State> SeatedGame<S> {
     /// A game at `start`, the engine (if any) seated and told so.
-    pub(super) fn new(start: S, seat: EngineSeat<S>) -> SeatedGame<S> {
+    pub fn new(start: S, seat: EngineSeat<S>) -> SeatedGame<S> {
         SeatedGame {
             positions: vec![start],
             actions: Vec::new(),
@@ -230,7 +230,7 @@ impl<S: State> SeatedGame<S> {
 
     /// Plays `action`, known to be legal, without telling the engine (the
     /// engine's own decisions, a random opening the engine is rebuilt for).
-    pub(super) fn apply(&mut self, action: S::Action) {
+    pub fn apply(&mut self, action: S::Action) {
         let mut next = self.position().clone();
         next.play_unchecked(action);
         self.positions.push(next);
@@ -242,7 +242,7 @@ impl<S: State> SeatedGame<S> {
     /// human's that started a turn (`starts_turn` of the position before
     /// it) is taken back; in a game of two humans, until any turn's start.
     /// The engine is rebuilt for the game that is left.
-    pub(super) fn take_back(
+    pub fn take_back(
         &mut self,
         keep: usize,
         starts_turn: impl Fn(&S) -> bool,
@@ -303,90 +303,5 @@ impl<S: SeatedRules> SeatedGame<S> {
             }
         }
         out
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use std::time::Duration;
-
-    use super::*;
-    use crate::games::emergo::Variant;
-    use crate::web::{EmergoGame, EmergoOptions, HUMAN};
-
-    fn emergo(human: Color, opponent: &str) -> EmergoGame {
-        let options = EmergoOptions {
-            variant: Variant::Standard,
-            human,
-            opponent: opponent.into(),
-            seed: 1,
-        };
-        EmergoGame::new(
-            &options,
-            Duration::from_millis(200),
-            &super::super::Offers::default(),
-        )
-        .unwrap()
-    }
-
-    /// Fourteen entries, then White's man on c9 jumps twice: `c9xe7xg5`.
-    const CHAIN: &str = "@a1 @a3 @a5 @a7 @a9 @i1 @c5 @d8 @c1 @f6 @h8 @f4 @c9 @e3 c9xe7 e7xg5";
-
-    #[test]
-    fn a_chain_is_one_turn_for_the_move_list_and_for_undo() {
-        let mut g = emergo(Color::White, HUMAN);
-        for a in CHAIN.split(' ') {
-            g.play(a).unwrap();
-        }
-        assert_eq!(g.actions().len(), 16);
-        let turns = g.turns();
-        assert_eq!(turns.len(), 15);
-        assert_eq!(turns[14].text, "c9xe7xg5");
-        assert_eq!(turns[14].player, Color::White);
-        // Two humans: undo takes back the last whole turn, chain and all.
-        assert_eq!(g.undo().unwrap(), 2);
-        assert_eq!(g.last().as_deref(), Some("@e3"));
-        assert_eq!(g.undo().unwrap(), 1);
-        assert_eq!(g.position().to_act(), Color::Black);
-    }
-
-    #[test]
-    fn undo_goes_back_to_the_humans_turn_and_never_before_it() {
-        // The engine opens: nothing of the human's to take back.
-        let mut g = emergo(Color::Black, "random");
-        assert!(g.engine_to_act());
-        assert!(matches!(g.undo(), Err(GameError::NothingToUndo)));
-        let done = g.begin_engine().unwrap().run();
-        assert_eq!(g.finish_engine(done).unwrap().len(), 1);
-        assert!(!g.can_undo());
-        // The human's entry and the engine's reply go back together.
-        let legal = g.position().legal_actions()[0].to_string();
-        g.play(&legal).unwrap();
-        let done = g.begin_engine().unwrap().run();
-        g.finish_engine(done).unwrap();
-        assert!(g.can_undo());
-        assert_eq!(g.undo().unwrap(), 2);
-        assert_eq!(g.actions().len(), 1);
-        assert!(!g.engine_to_act());
-        // A refused decision changes nothing.
-        let before = g.history();
-        assert!(matches!(g.play("@zz"), Err(GameError::BadRequest(_))));
-        assert!(matches!(g.play("@b1"), Err(GameError::Illegal(_))));
-        assert!(matches!(
-            g.play("c3xe5xg3"),
-            Err(GameError::BadRequest(m)) if m.contains("one decision is one jump")
-        ));
-        assert_eq!(g.history(), before);
-    }
-
-    #[test]
-    fn the_engine_is_busy_while_lent_out() {
-        let mut g = emergo(Color::Black, "random");
-        let job = g.begin_engine().unwrap();
-        assert!(g.is_thinking());
-        assert!(matches!(g.play("@a1"), Err(GameError::EngineBusy)));
-        assert!(matches!(g.undo(), Err(GameError::EngineBusy)));
-        g.finish_engine(job.run()).unwrap();
-        assert!(!g.is_thinking());
     }
 }

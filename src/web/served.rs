@@ -21,11 +21,11 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::api::{ApiError, body, lock, ok};
+use super::common::{Common, Shared};
 use super::error::GameError;
 use super::offers::{NET_KEY, Offers};
 use super::seat::EngineDone;
 use super::seated::{SeatedGame, SeatedRules};
-use super::server::{AppState, Shared};
 use super::store::Games;
 use crate::arena::{GamePlayers, players_of};
 use crate::game::Color;
@@ -33,21 +33,35 @@ use crate::game::Color;
 /// Work a view waits for that is too slow for the game's lock (the grid
 /// game's solver verdict): it fills in what the view shows through state
 /// it shares with the game, and runs on the blocking pool.
-pub(super) type SlowWork = Box<dyn FnOnce() + Send>;
+pub type SlowWork = Box<dyn FnOnce() + Send>;
 
 type ActionOf<G> = <<G as ServedGame>::State as crate::game::State>::Action;
+
+/// The games of one kind and what every page shares: the state of the
+/// routes [`game_routes`] serves.
+pub struct Service<G> {
+    pub common: Shared,
+    pub games: Games<G>,
+}
+
+impl<G> Service<G> {
+    pub fn new(common: &Shared) -> std::sync::Arc<Service<G>> {
+        std::sync::Arc::new(Service {
+            common: common.clone(),
+            games: Games::new(common.config.max_games),
+        })
+    }
+}
 
 /// A game the server holds: a [`SeatedGame`] (which it derefs to) with its
 /// page's view. The handlers below serve every such game; a game whose
 /// play, undo or engine reply does more than its [`SeatedGame`]'s
 /// (YINSH's flipped markers and fixed opening) says so here.
-pub(super) trait ServedGame:
+pub trait ServedGame:
     Send + Sized + 'static + DerefMut<Target = SeatedGame<<Self as ServedGame>::State>>
 {
     type State: SeatedRules;
     type View: Serialize + Send;
-    /// Where the server keeps the games of this kind.
-    fn games(state: &AppState) -> &Games<Self>;
     fn view(&self, id: &str) -> Self::View;
     /// What must run off the lock before [`ServedGame::view`] shows the
     /// game whole; `None` (the default) when the view is ready.
@@ -75,7 +89,7 @@ pub(super) trait ServedGame:
 /// `games` (`/api/games`, `/api/morris/games`, ...): `{id}` itself, the
 /// human's decision (`{id}/play`, a body of type `P`), the engine's reply
 /// (`{id}/engine`) and undo (`{id}/undo`).
-pub(super) fn game_routes<G: ServedGame, P: PlayText>(games: &str) -> Router<Shared> {
+pub fn game_routes<G: ServedGame, P: PlayText>(games: &str) -> Router<Arc<Service<G>>> {
     let game = format!("{games}/{{id}}");
     Router::new()
         .route(&game, get(get_game::<G>))
@@ -88,18 +102,18 @@ pub(super) fn game_routes<G: ServedGame, P: PlayText>(games: &str) -> Router<Sha
 /// fields optional; each game has its defaults).
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(super) struct NewGame {
+pub struct NewGame {
     /// One of the game's variants.
     #[serde(default)]
-    pub(super) variant: Option<String>,
+    pub variant: Option<String>,
     /// The colour the human plays.
     #[serde(default)]
-    pub(super) color: Option<Color>,
+    pub color: Option<Color>,
     /// A player spec or `human`.
     #[serde(default)]
-    pub(super) opponent: Option<String>,
+    pub opponent: Option<String>,
     #[serde(default)]
-    pub(super) seed: Option<u64>,
+    pub seed: Option<u64>,
 }
 
 /// The opponents a page suggests for `game`'s variant: `default` first,
@@ -107,7 +121,7 @@ pub(super) struct NewGame {
 /// played with the further options `played_as` gives for its name (the
 /// way its card plays it, e.g. `",sims=300,draw=0.8"`), then `rest`. A
 /// network plays one variant only, so it is suggested, not the default.
-pub(super) fn suggestions(
+pub fn suggestions(
     offers: &Offers,
     game: (&str, &str),
     default: &str,
@@ -129,7 +143,7 @@ pub(super) fn suggestions(
 }
 
 /// Game `G`'s player kinds with their options, for a page's help.
-pub(super) fn players_json<G: GamePlayers>() -> Vec<Value> {
+pub fn players_json<G: GamePlayers>() -> Vec<Value> {
     players_of::<G>()
         .iter()
         .map(|p| {
@@ -157,12 +171,13 @@ pub(super) fn players_json<G: GamePlayers>() -> Vec<Value> {
 /// Builds a game on the blocking pool (building a player may load a
 /// network or open a database, a view may wait for slow work), keeps it
 /// and answers 201 with its view.
-pub(super) async fn create<G: ServedGame>(
-    state: &Shared,
-    build: impl FnOnce(&AppState) -> Result<G, GameError> + Send + 'static,
+pub async fn create<G: ServedGame>(
+    service: &Arc<Service<G>>,
+    build: impl FnOnce(&Common) -> Result<G, GameError> + Send + 'static,
 ) -> Result<Response, ApiError> {
-    let st = state.clone();
-    let game = state
+    let st = service.common.clone();
+    let game = service
+        .common
         .work
         .run(move || {
             let game = build(&st)?;
@@ -172,7 +187,7 @@ pub(super) async fn create<G: ServedGame>(
             Ok::<_, GameError>(game)
         })
         .await??;
-    let (id, game) = G::games(state).insert(game);
+    let (id, game) = service.games.insert(game);
     let view = lock(&game).view(&id);
     Ok((StatusCode::CREATED, axum::Json(view)).into_response())
 }
@@ -191,7 +206,7 @@ fn view_or_work<G: ServedGame>(g: &G, id: &str) -> Result<G::View, SlowWork> {
 /// pool, off the game's lock, and then the view (at most a few rounds,
 /// should the game change meanwhile).
 async fn view_after<G: ServedGame>(
-    state: &AppState,
+    state: &Common,
     game: &Arc<Mutex<G>>,
     id: &str,
     first: Result<G::View, SlowWork>,
@@ -212,23 +227,23 @@ async fn view_after<G: ServedGame>(
 }
 
 async fn get_game<G: ServedGame>(
-    State(state): State<Shared>,
+    State(service): State<Arc<Service<G>>>,
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
-    let game = G::games(&state).get(&id)?;
+    let game = service.games.get(&id)?;
     let first = view_or_work(&*lock(&game), &id);
-    Ok(ok(view_after(&state, &game, &id, first).await?))
+    Ok(ok(view_after(&service.common, &game, &id, first).await?))
 }
 
 /// The body of a request to play: the human's decision as text.
-pub(super) trait PlayText: for<'de> Deserialize<'de> + Send + 'static {
+pub trait PlayText: for<'de> Deserialize<'de> + Send + 'static {
     fn text(&self) -> &str;
 }
 
 /// `{"action": "d2-d3"}`: Morris, the grid game, Emergo.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(super) struct ActionRequest {
+pub struct ActionRequest {
     action: String,
 }
 
@@ -241,7 +256,7 @@ impl PlayText for ActionRequest {
 /// `{"decision": "a2-h9"}`: YINSH.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(super) struct DecisionRequest {
+pub struct DecisionRequest {
     decision: String,
 }
 
@@ -252,18 +267,18 @@ impl PlayText for DecisionRequest {
 }
 
 async fn play<G: ServedGame, P: PlayText>(
-    State(state): State<Shared>,
+    State(service): State<Arc<Service<G>>>,
     Path(id): Path<String>,
     bytes: Bytes,
 ) -> Result<Response, ApiError> {
-    let game = G::games(&state).get(&id)?;
+    let game = service.games.get(&id)?;
     let req: P = body(&bytes)?;
     let first = {
         let mut g = lock(&game);
         ServedGame::play(&mut *g, req.text())?;
         view_or_work(&*g, &id)
     };
-    Ok(ok(view_after(&state, &game, &id, first).await?))
+    Ok(ok(view_after(&service.common, &game, &id, first).await?))
 }
 
 /// The engine's decisions and the game after them.
@@ -276,12 +291,12 @@ struct EngineAnswer<V> {
 /// Lends the game's engine out, lets it make its decisions on the blocking
 /// pool, and gives it back to the game, which plays them.
 async fn engine_move<G: ServedGame>(
-    State(state): State<Shared>,
+    State(service): State<Arc<Service<G>>>,
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
-    let game = G::games(&state).get(&id)?;
+    let game = service.games.get(&id)?;
     // The slot first: a busy server refuses before the engine is lent out.
-    let slot = state.work.slot().await?;
+    let slot = service.common.work.slot().await?;
     let job = lock(&game).begin_engine()?;
     let done = slot.run(move || job.run()).await;
     let (played, first) = {
@@ -304,19 +319,19 @@ async fn engine_move<G: ServedGame>(
     };
     Ok(ok(EngineAnswer {
         played,
-        game: view_after(&state, &game, &id, first).await?,
+        game: view_after(&service.common, &game, &id, first).await?,
     }))
 }
 
 async fn undo<G: ServedGame>(
-    State(state): State<Shared>,
+    State(service): State<Arc<Service<G>>>,
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
-    let game = G::games(&state).get(&id)?;
+    let game = service.games.get(&id)?;
     let first = {
         let mut g = lock(&game);
         ServedGame::undo(&mut *g)?;
         view_or_work(&*g, &id)
     };
-    Ok(ok(view_after(&state, &game, &id, first).await?))
+    Ok(ok(view_after(&service.common, &game, &id, first).await?))
 }

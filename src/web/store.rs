@@ -16,14 +16,14 @@ struct Entry<T> {
 
 /// The games of one kind the server holds, the least recently used one
 /// dropped beyond `max`.
-pub(super) struct Games<T> {
+pub struct Games<T> {
     map: Mutex<HashMap<String, Entry<T>>>,
     clock: AtomicU64,
     max: usize,
 }
 
 impl<T> Games<T> {
-    pub(super) fn new(max: usize) -> Games<T> {
+    pub fn new(max: usize) -> Games<T> {
         Games {
             map: Mutex::new(HashMap::new()),
             clock: AtomicU64::new(0),
@@ -31,7 +31,7 @@ impl<T> Games<T> {
         }
     }
 
-    pub(super) fn get(&self, id: &str) -> Result<Arc<Mutex<T>>, ApiError> {
+    pub fn get(&self, id: &str) -> Result<Arc<Mutex<T>>, ApiError> {
         let mut games = lock(&self.map);
         let tick = self.clock.fetch_add(1, Ordering::Relaxed);
         match games.get_mut(id) {
@@ -46,7 +46,7 @@ impl<T> Games<T> {
         }
     }
 
-    pub(super) fn insert(&self, game: T) -> (String, Arc<Mutex<T>>) {
+    pub fn insert(&self, game: T) -> (String, Arc<Mutex<T>>) {
         let mut games = lock(&self.map);
         while games.len() >= self.max {
             let oldest = games

@@ -20,7 +20,7 @@ use super::api::ApiError;
 pub const RETRY_AFTER_SECONDS: u64 = 1;
 
 /// The bounded line of slow work.
-pub(super) struct Work {
+pub struct Work {
     slots: Arc<Semaphore>,
     waiting: AtomicUsize,
     max_waiting: usize,
@@ -39,7 +39,7 @@ impl Drop for Waiting<'_> {
 impl Work {
     /// `slots` at once (0: one per core), `max_waiting` in line (0: four
     /// per slot).
-    pub(super) fn new(slots: usize, max_waiting: usize) -> Work {
+    pub fn new(slots: usize, max_waiting: usize) -> Work {
         let slots = if slots == 0 {
             std::thread::available_parallelism().map_or(1, |n| n.get())
         } else {
@@ -58,7 +58,7 @@ impl Work {
     }
 
     /// A free slot, once there is one, or 503 when the line is full.
-    pub(super) async fn slot(&self) -> Result<Slot, ApiError> {
+    pub async fn slot(&self) -> Result<Slot, ApiError> {
         if let Ok(permit) = self.slots.clone().try_acquire_owned() {
             return Ok(Slot(permit));
         }
@@ -78,7 +78,7 @@ impl Work {
 
     /// Runs `job` on the blocking pool once a slot is free, or answers 503
     /// when the line is full.
-    pub(super) async fn run<T: Send + 'static>(
+    pub async fn run<T: Send + 'static>(
         &self,
         job: impl FnOnce() -> T + Send + 'static,
     ) -> Result<T, ApiError> {
@@ -92,12 +92,12 @@ impl Work {
 }
 
 /// One of the line's slots, held until its job ends.
-pub(super) struct Slot(OwnedSemaphorePermit);
+pub struct Slot(OwnedSemaphorePermit);
 
 impl Slot {
     /// Runs `job` on the blocking pool, the slot held until it ends; the
     /// error says it panicked.
-    pub(super) async fn run<T: Send + 'static>(
+    pub async fn run<T: Send + 'static>(
         self,
         job: impl FnOnce() -> T + Send + 'static,
     ) -> Result<T, tokio::task::JoinError> {

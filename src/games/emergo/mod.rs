@@ -37,6 +37,7 @@ mod players;
 pub mod position;
 pub mod unit;
 pub mod variant;
+pub mod web;
 
 pub use game::{Emergo, INPUT_PLANES, POLICY_PLANES};
 pub use geometry::{Cell, Dir, Geometry, Square};

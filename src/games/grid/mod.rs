@@ -16,6 +16,7 @@ pub mod grade;
 mod players;
 pub mod position;
 pub mod solve;
+pub mod web;
 
 pub use game::{Grid, INPUT_PLANES};
 pub use position::{Action, MAX_SIDE, Position, Square};

@@ -25,6 +25,7 @@ mod perfect;
 mod players;
 pub mod position;
 pub mod solve;
+pub mod web;
 
 pub use game::{INPUT_PLANES, Morris};
 pub use geometry::{Geometry, Point, Square, Variant};

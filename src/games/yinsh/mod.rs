@@ -16,10 +16,12 @@ pub mod position;
 pub mod setup;
 pub mod sgf;
 pub mod symmetry;
+pub mod web;
 
 pub use action::{ACTION_SPACE, Action, Color};
 pub use bitboard::Bitboard;
 pub use game::Yinsh;
+pub use players::parse_player;
 pub use point::{Axis, Direction, Point};
 pub use position::{ActionList, Decision, EndReason, IllegalAction, Outcome, Position, Variant};
 pub use setup::SetupError;

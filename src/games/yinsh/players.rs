@@ -5,8 +5,30 @@ use std::time::Duration;
 use super::alphabeta::{AlphaBetaConfig, AlphaBetaPlayer};
 use super::greedy::GreedyPlayer;
 use crate::arena::Player;
-use crate::arena::{GamePlayers, PlayerInfo, PlayerSpec, PlayerSpecError, parse_bool, parse_num};
+use crate::arena::{
+    GamePlayers, PlayerInfo, PlayerSpec, PlayerSpecError, parse_bool, parse_game_player, parse_num,
+};
 use crate::games::yinsh::{Position, Yinsh};
+
+/// Builds the YINSH player named by `spec`, seeding its randomness with
+/// `seed`: [`parse_game_player`] for YINSH (either variant: a YINSH player
+/// plays the variant of the position it is given). It exists for the
+/// YINSH-only callers (the web page, `serve`, benchmarks), so that the
+/// arena's generic builder names no game.
+///
+/// The syntax is `name[:key=value,key=value]`; see
+/// [`crate::arena::players_of`]. Unknown names and keys are errors that
+/// list what is known.
+///
+/// ```
+/// use yinsh_zero::games::yinsh::parse_player;
+/// assert_eq!(parse_player("greedy:threats=false", 0).unwrap().name(), "greedy:threats=false");
+/// let err = parse_player("grredy", 0).err().unwrap().to_string();
+/// assert!(err.contains("random, greedy"), "{err}");
+/// ```
+pub fn parse_player(spec: &str, seed: u64) -> Result<Box<dyn Player<Position>>, PlayerSpecError> {
+    parse_game_player(&Yinsh::standard(), spec, seed)
+}
 
 const YINSH_PLAYERS: &[PlayerInfo] = &[
     PlayerInfo {

@@ -6,7 +6,7 @@
 //! position now.
 //!
 //! The solver runs on the blocking pool, never under the game's lock (see
-//! [`super::server::ServedGame::slow_work`]), and within a node budget: it
+//! [`crate::web::ServedGame::slow_work`]), and within a node budget: it
 //! proves the start of every board size in well under a second, but a
 //! position where Player 2 has blundered and Player 1 wins can take it
 //! minutes. Past the budget the page says that the position is too deep
@@ -18,14 +18,14 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use super::error::{GameError, OutcomeView, bounded_spec};
-use super::offers::Offers;
-use super::seat::EngineSeat;
-use super::seated::{SeatedGame, SeatedRules, SeatedView, deref_to_seated};
 use crate::arena::parse_game_player;
 use crate::game::{Color, Game, GameResult, State};
 use crate::games::grid::solve::{Solver, Value};
 use crate::games::grid::{Action, Grid, Position, Square};
+use crate::web::EngineSeat;
+use crate::web::Offers;
+use crate::web::{GameError, OutcomeView, bounded_spec};
+use crate::web::{SeatedGame, SeatedRules, SeatedView, deref_to_seated};
 
 /// Positions the solver may search for one verdict (its best actions
 /// included) before it gives up: a few seconds (about 2 µs and 50 bytes of
@@ -41,7 +41,7 @@ pub struct GridOptions {
     /// Player 2 (Red).
     pub human: Color,
     /// A player spec (see [`crate::arena::parse_game_player`]) or
-    /// [`super::HUMAN`].
+    /// [`crate::web::HUMAN`].
     pub opponent: String,
     /// Seeds the engine.
     pub seed: u64,
@@ -68,7 +68,7 @@ pub fn grid_named(name: &str) -> Result<Grid, GameError> {
 }
 
 /// `spec` ready to build for the grid game, its thinking time bounded by
-/// `max` as [`super::bounded_spec`] does for YINSH.
+/// `max` as [`crate::web::bounded_spec`] does for YINSH.
 pub fn grid_spec(spec: &str, max: Duration) -> Result<String, GameError> {
     bounded_spec::<Grid>(spec, max)
 }
@@ -468,10 +468,10 @@ pub fn outcome(pos: &Position) -> Option<OutcomeView> {
 }
 
 /// A grid engine lent out to think, with what it is asked about.
-pub type GridEngineJob = super::seat::EngineJob<Position>;
+pub type GridEngineJob = crate::web::EngineJob<Position>;
 
 /// What a lent grid engine brings back.
-pub type GridEngineDone = super::seat::EngineDone<Position>;
+pub type GridEngineDone = crate::web::EngineDone<Position>;
 
 /// The stones on the board by point name.
 #[derive(Clone, Debug, Serialize)]

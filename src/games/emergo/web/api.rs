@@ -2,6 +2,8 @@
 //! variant against any player spec. Everything but the new-game request
 //! and the config is the routes every game shares ([`game_routes`]).
 
+use std::sync::Arc;
+
 use axum::Router;
 use axum::body::Bytes;
 use axum::extract::State;
@@ -9,33 +11,27 @@ use axum::response::Response;
 use axum::routing::{get, post};
 use serde_json::json;
 
-use super::api::{ApiError, body, ok, page};
-use super::assets;
-use super::emergo::{EmergoGame, EmergoOptions, EmergoVariantView, EmergoView, emergo_named};
-use super::error::HUMAN;
-use super::offers::Offers;
-use super::served::{ActionRequest, NewGame, ServedGame, create, game_routes, players_json};
-use super::server::{AppState, Shared};
-use super::store::Games;
+use super::page::{EmergoGame, EmergoOptions, EmergoVariantView, EmergoView, emergo_named};
 use crate::game::{Color, Game};
 use crate::games::emergo::{Emergo, Position, Variant};
+use crate::web::{
+    ActionRequest, ApiError, HUMAN, NewGame, Offers, ServedGame, Service, Shared, body, create,
+    game_routes, ok, players_json,
+};
 
-pub(super) fn routes() -> Router<Shared> {
+/// The API's routes.
+pub(super) fn routes(common: &Shared) -> Router {
+    let service = Service::new(common);
     Router::new()
-        .route("/emergo", get(|| async { page(assets::EMERGO_HTML) }))
         .route("/api/emergo/config", get(config_info))
         .route("/api/emergo/games", post(new_game))
-        .merge(game_routes::<EmergoGame, ActionRequest>(
-            "/api/emergo/games",
-        ))
+        .with_state(service.clone())
+        .merge(game_routes::<EmergoGame, ActionRequest>("/api/emergo/games").with_state(service))
 }
 
 impl ServedGame for EmergoGame {
     type State = Position;
     type View = EmergoView;
-    fn games(state: &AppState) -> &Games<Self> {
-        &state.emergo
-    }
     fn view(&self, id: &str) -> EmergoView {
         EmergoGame::view(self, id)
     }
@@ -49,7 +45,7 @@ const DEFAULT_OPPONENT: &str = "alphabeta:depth=4";
 /// network this project ships (trained on the standard rules) where the
 /// server offers it (`serve --offer` offers others).
 fn suggestions(offers: &Offers) -> Vec<String> {
-    super::served::suggestions(
+    crate::web::suggestions(
         offers,
         (Emergo::NAME, Variant::Standard.name()),
         DEFAULT_OPPONENT,
@@ -63,7 +59,8 @@ fn suggestions(offers: &Offers) -> Vec<String> {
     )
 }
 
-async fn config_info(State(state): State<Shared>) -> Response {
+async fn config_info(State(service): State<Arc<Service<EmergoGame>>>) -> Response {
+    let state = &service.common;
     let variants: Vec<_> = Variant::ALL
         .into_iter()
         .map(EmergoVariantView::of)
@@ -80,7 +77,10 @@ async fn config_info(State(state): State<Shared>) -> Response {
 
 /// A new game: `standard` by default, the human White (who enters first),
 /// the opponent [`DEFAULT_OPPONENT`].
-async fn new_game(State(state): State<Shared>, bytes: Bytes) -> Result<Response, ApiError> {
+async fn new_game(
+    State(service): State<Arc<Service<EmergoGame>>>,
+    bytes: Bytes,
+) -> Result<Response, ApiError> {
     let req: NewGame = body(&bytes)?;
     let variant = emergo_named(req.variant.as_deref().unwrap_or(Variant::Standard.name()))?;
     let options = EmergoOptions {
@@ -90,7 +90,7 @@ async fn new_game(State(state): State<Shared>, bytes: Bytes) -> Result<Response,
         seed: req.seed.unwrap_or_else(rand::random),
     };
     // Building a player may load a network.
-    create(&state, move |st| {
+    create(&service, move |st| {
         EmergoGame::new(&options, st.config.max_think, &st.config.offers)
     })
     .await

@@ -3,7 +3,9 @@
 //! database says about the position.
 //!
 //! Engines and database look-ups run on the blocking pool; a game's lock
-//! is held only for bookkeeping, as in [`super::server`].
+//! is held only for bookkeeping, as in [`crate::web`].
+
+use std::sync::Arc;
 
 use axum::Router;
 use axum::body::Bytes;
@@ -12,34 +14,39 @@ use axum::response::Response;
 use axum::routing::{get, post};
 use serde_json::json;
 
-use super::api::{ApiError, body, internal, lock, ok, page};
-use super::assets;
-use super::error::HUMAN;
-use super::morris::{BoardGeometry, MorrisGame, MorrisOptions, MorrisView, title, variant_named};
-use super::offers::Offers;
-use super::served::{ActionRequest, NewGame, ServedGame, create, game_routes, players_json};
-use super::server::{AppState, Shared};
-use super::store::Games;
+use super::db_view::MorrisDatabases;
+use super::page::{BoardGeometry, MorrisGame, MorrisOptions, MorrisView, title, variant_named};
 use crate::game::{Color, Game};
 use crate::games::morris::{Morris, Position, Variant};
+use crate::web::{
+    ActionRequest, ApiError, HUMAN, NewGame, Offers, ServedGame, Service, Shared, body, create,
+    game_routes, internal, lock, ok, players_json,
+};
 
-pub(super) fn routes() -> Router<Shared> {
+/// The Morris routes' state: its games and the databases it consults.
+struct MorrisState {
+    service: Arc<Service<MorrisGame>>,
+    dbs: MorrisDatabases,
+}
+
+/// The page's and API's routes, the databases under `dbs`.
+pub(super) fn routes(common: &Shared, dbs: MorrisDatabases) -> Router {
+    let service = Service::new(common);
+    let state = Arc::new(MorrisState {
+        service: service.clone(),
+        dbs,
+    });
     Router::new()
-        .route("/morris", get(|| async { page(assets::MORRIS_HTML) }))
         .route("/api/morris/config", get(config_info))
         .route("/api/morris/games", post(new_game))
         .route("/api/morris/games/{id}/perfect", get(perfect))
-        .merge(game_routes::<MorrisGame, ActionRequest>(
-            "/api/morris/games",
-        ))
+        .with_state(state)
+        .merge(game_routes::<MorrisGame, ActionRequest>("/api/morris/games").with_state(service))
 }
 
 impl ServedGame for MorrisGame {
     type State = Position;
     type View = MorrisView;
-    fn games(state: &AppState) -> &Games<Self> {
-        &state.morris
-    }
     fn view(&self, id: &str) -> MorrisView {
         MorrisGame::view(self, id)
     }
@@ -60,7 +67,7 @@ fn suggestions(offers: &Offers, variant: Variant, has_db: bool) -> Vec<String> {
         HUMAN,
     ];
     let default = if has_db { "perfect" } else { rest.remove(0) };
-    super::served::suggestions(
+    crate::web::suggestions(
         offers,
         (Morris::NAME, variant.name()),
         default,
@@ -69,8 +76,9 @@ fn suggestions(offers: &Offers, variant: Variant, has_db: bool) -> Vec<String> {
     )
 }
 
-async fn config_info(State(state): State<Shared>) -> Result<Response, ApiError> {
-    let st = state.clone();
+async fn config_info(State(morris): State<Arc<MorrisState>>) -> Result<Response, ApiError> {
+    let state = morris.service.common.clone();
+    let st = morris.clone();
     let variants = state
         .work
         .run(move || {
@@ -78,8 +86,8 @@ async fn config_info(State(state): State<Shared>) -> Result<Response, ApiError> 
                 .iter()
                 .map(|name| {
                     let v = Variant::from_name(name).expect("a known name");
-                    let db = st.morris_dbs.status(v);
-                    let suggested = suggestions(&st.config.offers, v, db.present);
+                    let db = st.dbs.status(v);
+                    let suggested = suggestions(&st.service.common.config.offers, v, db.present);
                     json!({
                         "name": v.name(),
                         "title": title(v),
@@ -101,19 +109,20 @@ async fn config_info(State(state): State<Shared>) -> Result<Response, ApiError> 
 
 /// A new game: `nine` by default, the human White, the opponent the
 /// variant's first suggestion (`perfect` where it has a database).
-async fn new_game(State(state): State<Shared>, bytes: Bytes) -> Result<Response, ApiError> {
+async fn new_game(
+    State(morris): State<Arc<MorrisState>>,
+    bytes: Bytes,
+) -> Result<Response, ApiError> {
     let req: NewGame = body(&bytes)?;
     let variant = variant_named(req.variant.as_deref().unwrap_or("nine"))?;
+    let dbs = morris.clone();
     // Building a player may open a database or load a network.
-    create(&state, move |st| {
+    create(&morris.service, move |st| {
         let opponent = match req.opponent {
             Some(o) => o,
-            None => suggestions(
-                &st.config.offers,
-                variant,
-                st.morris_dbs.get(variant).is_ok(),
-            )
-            .swap_remove(0),
+            None => {
+                suggestions(&st.config.offers, variant, dbs.dbs.get(variant).is_ok()).swap_remove(0)
+            }
         };
         let options = MorrisOptions {
             variant,
@@ -124,7 +133,7 @@ async fn new_game(State(state): State<Shared>, bytes: Bytes) -> Result<Response,
         MorrisGame::new(
             &options,
             st.config.max_think,
-            st.morris_dbs.configured_dir(variant).as_deref(),
+            dbs.dbs.configured_dir(variant).as_deref(),
             &st.config.offers,
         )
     })
@@ -134,16 +143,21 @@ async fn new_game(State(state): State<Shared>, bytes: Bytes) -> Result<Response,
 /// The database's view of the game's position, with the decision count it
 /// is about (so the page can drop an answer about an older position).
 async fn perfect(
-    State(state): State<Shared>,
+    State(morris): State<Arc<MorrisState>>,
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
-    let game = state.morris.get(&id)?;
+    let game = morris.service.games.get(&id)?;
     let (pos, steps) = {
         let g = lock(&game);
         (g.position().clone(), g.actions().len())
     };
-    let st = state.clone();
-    let view = state.work.run(move || st.morris_dbs.perfect(&pos)).await?;
+    let st = morris.clone();
+    let view = morris
+        .service
+        .common
+        .work
+        .run(move || st.dbs.perfect(&pos))
+        .await?;
     let mut value = serde_json::to_value(view).map_err(internal)?;
     value["steps"] = json!(steps);
     Ok(ok(value))

@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex};
 
 use serde::Serialize;
 
-use super::morris::title;
+use super::page::title;
 use crate::game::{Color, State};
 use crate::games::morris::address::{self, Layer, LayerIndex, Numbering};
 use crate::games::morris::db::{Database, DbError, Outcome, Value};

@@ -9,14 +9,14 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use super::error::{ByColour, GameError, OutcomeView, bounded_spec};
-use super::offers::Offers;
-use super::seat::EngineSeat;
-use super::seated::{SeatedGame, SeatedRules, SeatedView, TurnView, deref_to_seated};
 use crate::arena::{PlayerSpec, parse_game_player};
 use crate::game::{Color, Game, GameResult, State};
 use crate::games::morris::db::Database;
 use crate::games::morris::{Action, Morris, Position, Square, Variant, geometry};
+use crate::web::EngineSeat;
+use crate::web::Offers;
+use crate::web::{ByColour, GameError, OutcomeView, bounded_spec};
+use crate::web::{SeatedGame, SeatedRules, SeatedView, TurnView, deref_to_seated};
 
 /// What a new Morris game is made of.
 #[derive(Clone, Debug)]
@@ -25,7 +25,7 @@ pub struct MorrisOptions {
     /// The colour the human plays.
     pub human: Color,
     /// A player spec (see [`crate::arena::parse_game_player`]) or
-    /// [`super::HUMAN`].
+    /// [`crate::web::HUMAN`].
     pub opponent: String,
     /// Seeds the engine.
     pub seed: u64,
@@ -50,7 +50,7 @@ pub fn variant_named(name: &str) -> Result<Variant, GameError> {
 }
 
 /// `spec` with its thinking time bounded by `max` (as
-/// [`super::bounded_spec`] does for YINSH).
+/// [`crate::web::bounded_spec`] does for YINSH).
 pub fn morris_spec(spec: &str, max: Duration) -> Result<String, GameError> {
     bounded_spec::<Morris>(spec, max)
 }
@@ -263,10 +263,10 @@ pub fn outcome(pos: &Position) -> Option<OutcomeView> {
 }
 
 /// A Morris engine lent out to think, with what it is asked about.
-pub type MorrisEngineJob = super::seat::EngineJob<Position>;
+pub type MorrisEngineJob = crate::web::EngineJob<Position>;
 
 /// What a lent Morris engine brings back.
-pub type MorrisEngineDone = super::seat::EngineDone<Position>;
+pub type MorrisEngineDone = crate::web::EngineDone<Position>;
 
 /// The stones on the board by point name, and what each side holds.
 #[derive(Clone, Debug, Serialize)]
@@ -334,7 +334,7 @@ pub struct BoardGeometry {
     pub title: String,
     /// Points per side of the square grid (7, 5, 3).
     pub side: usize,
-    pub points: Vec<GridPoint>,
+    pub points: Vec<BoardPoint>,
     /// Neighbouring points, each pair once: the drawn lines.
     pub lines: Vec<[String; 2]>,
     pub mills: Vec<Vec<String>>,
@@ -346,7 +346,7 @@ pub struct BoardGeometry {
 }
 
 #[derive(Clone, Debug, Serialize)]
-pub struct GridPoint {
+pub struct BoardPoint {
     pub name: String,
     /// From the left, from 0.
     pub col: u8,
@@ -361,7 +361,7 @@ impl BoardGeometry {
         let points = all()
             .map(|p| {
                 let (col, row) = geo.coords[p.index()];
-                GridPoint {
+                BoardPoint {
                     name: geo.name(p),
                     col,
                     row,

@@ -7,14 +7,14 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use serde::Serialize;
 
-use super::error::{ByColour, GameError, OutcomeView, bounded_spec};
-use super::offers::Offers;
-use super::seat::EngineSeat;
-use super::seated::{SeatedGame, SeatedRules, deref_to_seated};
 use crate::arena::parse_player;
 use crate::game::Game;
 use crate::games::yinsh::notation::{NotationError, format_turns, parse_action};
 use crate::games::yinsh::{Action, Color, Decision, Point, Position, Variant, Yinsh};
+use crate::web::EngineSeat;
+use crate::web::Offers;
+use crate::web::{ByColour, GameError, OutcomeView, bounded_spec};
+use crate::web::{SeatedGame, SeatedRules, deref_to_seated};
 
 /// What a new game is made of.
 #[derive(Clone, Debug)]
@@ -22,7 +22,7 @@ pub struct GameOptions {
     /// The colour the human plays.
     pub human: Color,
     /// A player spec (see [`crate::arena::parse_player`]) or
-    /// [`super::HUMAN`].
+    /// [`crate::web::HUMAN`].
     pub opponent: String,
     /// One ring wins.
     pub blitz: bool,
@@ -190,10 +190,10 @@ pub fn outcome_text(o: &crate::games::yinsh::Outcome) -> String {
 }
 
 /// A YINSH engine lent out to think, with what it is asked about.
-pub type EngineJob = super::seat::EngineJob<Position>;
+pub type EngineJob = crate::web::EngineJob<Position>;
 
 /// What a lent YINSH engine brings back.
-pub type EngineDone = super::seat::EngineDone<Position>;
+pub type EngineDone = crate::web::EngineDone<Position>;
 
 /// The board for the page: points as lower-case names.
 #[derive(Clone, Debug, Serialize)]

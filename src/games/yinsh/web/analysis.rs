@@ -77,7 +77,7 @@ pub struct MoveShare {
 ///
 /// ```
 /// use yinsh_zero::evaluator::UniformEvaluator;
-/// use yinsh_zero::web::analyze;
+/// use yinsh_zero::games::yinsh::web::analyze;
 /// use yinsh_zero::games::yinsh::Position;
 /// let a = analyze(&Position::new(), &mut UniformEvaluator, 20, 1).unwrap();
 /// assert_eq!(a.moves.len(), 85);

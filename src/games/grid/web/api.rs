@@ -4,7 +4,9 @@
 //! position now.
 //!
 //! Engines and the solver run on the blocking pool; a game's lock is held
-//! only for bookkeeping, as in [`super::server`].
+//! only for bookkeeping, as in [`crate::web`].
+
+use std::sync::Arc;
 
 use axum::Router;
 use axum::body::Bytes;
@@ -13,35 +15,40 @@ use axum::response::Response;
 use axum::routing::{get, post};
 use serde_json::json;
 
-use super::api::{ApiError, body, ok, page};
-use super::assets;
-use super::error::HUMAN;
-use super::grid::{
-    GridBoard, GridGame, GridOptions, GridView, SOLVER_NODES, grid_named, grid_title,
+use super::page::{
+    GridBoard, GridGame, GridOptions, GridView, OptimalLines, SOLVER_NODES, grid_named, grid_title,
 };
-use super::offers::Offers;
-use super::served::{
-    ActionRequest, NewGame, ServedGame, SlowWork, create, game_routes, players_json,
-};
-use super::server::{AppState, Shared};
-use super::store::Games;
 use crate::game::{Color, Game};
 use crate::games::grid::{Grid, Position};
+use crate::web::{
+    ActionRequest, ApiError, HUMAN, NewGame, Offers, ServedGame, Service, Shared, SlowWork, body,
+    create, game_routes, ok, players_json,
+};
 
-pub(super) fn routes() -> Router<Shared> {
+/// The grid routes' state: its games and each board's optimal line from
+/// the start, solved once.
+struct GridState {
+    service: Arc<Service<GridGame>>,
+    lines: OptimalLines,
+}
+
+/// The API's routes.
+pub(super) fn routes(common: &Shared) -> Router {
+    let service = Service::new(common);
+    let state = Arc::new(GridState {
+        service: service.clone(),
+        lines: OptimalLines::default(),
+    });
     Router::new()
-        .route("/grid", get(|| async { page(assets::GRID_HTML) }))
         .route("/api/grid/config", get(config_info))
         .route("/api/grid/games", post(new_game))
-        .merge(game_routes::<GridGame, ActionRequest>("/api/grid/games"))
+        .with_state(state)
+        .merge(game_routes::<GridGame, ActionRequest>("/api/grid/games").with_state(service))
 }
 
 impl ServedGame for GridGame {
     type State = Position;
     type View = GridView;
-    fn games(state: &AppState) -> &Games<Self> {
-        &state.grid
-    }
     fn view(&self, id: &str) -> GridView {
         GridGame::view(self, id)
     }
@@ -57,7 +64,7 @@ const DEFAULT_OPPONENT: &str = "solver";
 /// this project ships (9 x 9) where the server runs in the project's
 /// folder.
 fn suggestions(offers: &Offers) -> Vec<String> {
-    super::served::suggestions(
+    crate::web::suggestions(
         offers,
         (Grid::NAME, Grid::VARIANTS[0]),
         DEFAULT_OPPONENT,
@@ -71,7 +78,8 @@ fn suggestions(offers: &Offers) -> Vec<String> {
     )
 }
 
-async fn config_info(State(state): State<Shared>) -> Response {
+async fn config_info(State(grid): State<Arc<GridState>>) -> Response {
+    let state = &grid.service.common;
     let variants: Vec<_> = Grid::VARIANTS
         .iter()
         .map(|name| {
@@ -99,7 +107,7 @@ async fn config_info(State(state): State<Shared>) -> Response {
 
 /// A new game: 9 x 9 by default, the human Player 1 (`white`, Green,
 /// moves first; `black` is Player 2, Red), the opponent `solver`.
-async fn new_game(State(state): State<Shared>, bytes: Bytes) -> Result<Response, ApiError> {
+async fn new_game(State(state): State<Arc<GridState>>, bytes: Bytes) -> Result<Response, ApiError> {
     let req: NewGame = body(&bytes)?;
     let grid = grid_named(req.variant.as_deref().unwrap_or(Grid::VARIANTS[0]))?;
     let options = GridOptions {
@@ -110,11 +118,12 @@ async fn new_game(State(state): State<Shared>, bytes: Bytes) -> Result<Response,
     };
     // Solving the board and building a player (maybe loading a network)
     // block, and so does the verdict on the start.
-    create(&state, move |st| {
+    let lines = state.clone();
+    create(&state.service, move |st| {
         GridGame::new(
             &options,
             st.config.max_think,
-            st.grid_lines.get(grid),
+            lines.lines.get(grid),
             &st.config.offers,
         )
     })

@@ -10,16 +10,16 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use super::error::{ByColour, GameError, OutcomeView, bounded_spec};
-use super::offers::Offers;
-use super::seat::EngineSeat;
-use super::seated::{SeatedGame, SeatedRules, SeatedView, TurnView, deref_to_seated};
 use crate::arena::parse_game_player;
 use crate::game::{Color, Game, GameResult, State};
 use crate::games::emergo::notation::{self, Action};
 use crate::games::emergo::{
     Blocked, Emergo, NO_PROGRESS_LIMIT, Position, Square, TURN_LIMIT, Variant,
 };
+use crate::web::EngineSeat;
+use crate::web::Offers;
+use crate::web::{ByColour, GameError, OutcomeView, bounded_spec};
+use crate::web::{SeatedGame, SeatedRules, SeatedView, TurnView, deref_to_seated};
 
 /// What a new Emergo game is made of.
 #[derive(Clone, Debug)]
@@ -28,7 +28,7 @@ pub struct EmergoOptions {
     /// The colour the human plays (White enters first).
     pub human: Color,
     /// A player spec (see [`crate::arena::parse_game_player`]) or
-    /// [`super::HUMAN`].
+    /// [`crate::web::HUMAN`].
     pub opponent: String,
     /// Seeds the engine.
     pub seed: u64,
@@ -54,7 +54,7 @@ pub fn emergo_named(name: &str) -> Result<Variant, GameError> {
 }
 
 /// `spec` ready to build for Emergo, its thinking time bounded by `max` as
-/// [`super::bounded_spec`] does for YINSH.
+/// [`crate::web::bounded_spec`] does for YINSH.
 pub fn emergo_spec(spec: &str, max: Duration) -> Result<String, GameError> {
     bounded_spec::<Emergo>(spec, max)
 }
@@ -208,10 +208,10 @@ pub fn outcome(pos: &Position) -> Option<OutcomeView> {
 }
 
 /// An Emergo engine lent out to think, with what it is asked about.
-pub type EmergoEngineJob = super::seat::EngineJob<Position>;
+pub type EmergoEngineJob = crate::web::EngineJob<Position>;
 
 /// What a lent Emergo engine brings back.
-pub type EmergoEngineDone = super::seat::EngineDone<Position>;
+pub type EmergoEngineDone = crate::web::EngineDone<Position>;
 
 /// One stack on the board.
 #[derive(Clone, Debug, Serialize, PartialEq, Eq)]
@@ -368,4 +368,87 @@ pub struct EmergoView {
     /// Turns since the last entry or capture (the no-progress draw).
     pub quiet_turns: u16,
     pub outcome: Option<OutcomeView>,
+}
+
+#[cfg(test)]
+mod tests {
+    //! The seated game's turns, undo and lent engine, on Emergo's chains
+    //! (a turn of several decisions).
+
+    use std::time::Duration;
+
+    use super::*;
+    use crate::games::emergo::Variant;
+    use crate::web::{GameError, HUMAN, Offers};
+
+    fn emergo(human: Color, opponent: &str) -> EmergoGame {
+        let options = EmergoOptions {
+            variant: Variant::Standard,
+            human,
+            opponent: opponent.into(),
+            seed: 1,
+        };
+        EmergoGame::new(&options, Duration::from_millis(200), &Offers::default()).unwrap()
+    }
+
+    /// Fourteen entries, then White's man on c9 jumps twice: `c9xe7xg5`.
+    const CHAIN: &str = "@a1 @a3 @a5 @a7 @a9 @i1 @c5 @d8 @c1 @f6 @h8 @f4 @c9 @e3 c9xe7 e7xg5";
+
+    #[test]
+    fn a_chain_is_one_turn_for_the_move_list_and_for_undo() {
+        let mut g = emergo(Color::White, HUMAN);
+        for a in CHAIN.split(' ') {
+            g.play(a).unwrap();
+        }
+        assert_eq!(g.actions().len(), 16);
+        let turns = g.turns();
+        assert_eq!(turns.len(), 15);
+        assert_eq!(turns[14].text, "c9xe7xg5");
+        assert_eq!(turns[14].player, Color::White);
+        // Two humans: undo takes back the last whole turn, chain and all.
+        assert_eq!(g.undo().unwrap(), 2);
+        assert_eq!(g.last().as_deref(), Some("@e3"));
+        assert_eq!(g.undo().unwrap(), 1);
+        assert_eq!(g.position().to_act(), Color::Black);
+    }
+
+    #[test]
+    fn undo_goes_back_to_the_humans_turn_and_never_before_it() {
+        // The engine opens: nothing of the human's to take back.
+        let mut g = emergo(Color::Black, "random");
+        assert!(g.engine_to_act());
+        assert!(matches!(g.undo(), Err(GameError::NothingToUndo)));
+        let done = g.begin_engine().unwrap().run();
+        assert_eq!(g.finish_engine(done).unwrap().len(), 1);
+        assert!(!g.can_undo());
+        // The human's entry and the engine's reply go back together.
+        let legal = g.position().legal_actions()[0].to_string();
+        g.play(&legal).unwrap();
+        let done = g.begin_engine().unwrap().run();
+        g.finish_engine(done).unwrap();
+        assert!(g.can_undo());
+        assert_eq!(g.undo().unwrap(), 2);
+        assert_eq!(g.actions().len(), 1);
+        assert!(!g.engine_to_act());
+        // A refused decision changes nothing.
+        let before = g.history();
+        assert!(matches!(g.play("@zz"), Err(GameError::BadRequest(_))));
+        assert!(matches!(g.play("@b1"), Err(GameError::Illegal(_))));
+        assert!(matches!(
+            g.play("c3xe5xg3"),
+            Err(GameError::BadRequest(m)) if m.contains("one decision is one jump")
+        ));
+        assert_eq!(g.history(), before);
+    }
+
+    #[test]
+    fn the_engine_is_busy_while_lent_out() {
+        let mut g = emergo(Color::Black, "random");
+        let job = g.begin_engine().unwrap();
+        assert!(g.is_thinking());
+        assert!(matches!(g.play("@a1"), Err(GameError::EngineBusy)));
+        assert!(matches!(g.undo(), Err(GameError::EngineBusy)));
+        g.finish_engine(job.run()).unwrap();
+        assert!(!g.is_thinking());
+    }
 }
