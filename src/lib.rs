@@ -1,9 +1,9 @@
 //! yinsh-zero: an AlphaZero-style self-play trainer for board games, YINSH
-//! first, the Morris family beside it (with a perfect-play database to
-//! measure the trainer against).
+//! first, and beside it games whose perfect play is known (the Morris
+//! family, the grid game) to measure the trainer against.
 //!
-//! Data flows one way: [`game`] (the interface every game implements;
-//! [`yinsh`] and [`morris`] are games) -> [`encode`] -> [`mcts`] (search,
+//! Data flows one way: [`game`] (the interface every game implements; each
+//! game is a folder under [`games`], registered there) -> [`encode`] -> [`mcts`] (search,
 //! behind the [`evaluator`] trait, answered by [`nn`]) -> [`selfplay`]
 //! records -> [`replay`] -> training -> [`checkpoint`] -> evaluation in the
 //! [`arena`]. `docs/architecture.md` draws the rooms and how to add a game.
@@ -21,7 +21,6 @@ pub mod nn;
 pub mod replay;
 pub mod run;
 pub mod selfplay;
-pub mod stats;
 pub mod store;
 pub mod train;
 pub mod util;

@@ -3,8 +3,8 @@
 //! - a game is its folder `src/games/<game>/` and its line in the registry,
 //!   `src/games/mod.rs`: no other source file names it (its module path
 //!   `games::<game>` or its type, e.g. `Morris`), outside comments;
-//! - no function in `src/cli/` is over 80 lines: a command parses, calls
-//!   the library and prints.
+//! - no function in `src/cli/` or a game's `commands.rs` is over 80
+//!   lines: a command parses, calls the library and prints.
 //!
 //! Where the code does not keep them yet, the places are listed here by
 //! name (`KNOWN_*`), so that the list can only shrink: a new place fails
@@ -16,38 +16,29 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 /// Files outside their game's folder that still name a game, as
-/// `file: game`. Each is work left of issue 31.
-const KNOWN_GAME_NAMES: &[&str] = &[
-    "src/arena/mod.rs: yinsh",
+/// `file: game`. Each is work left of issue 31: the hot-path benchmarks
+/// time YINSH's move generation, network and alpha-beta by name (their
+/// figures are the speed record, so they move into the game's folder
+/// together, behind a per-game bench hook).
+const KNOWN_GAME_NAMES: &[&str] = &["src/bench.rs: yinsh", "src/cli/bench.rs: yinsh"];
+
+/// Files that name YINSH because formats and the engine protocol are older
+/// than the game interface, when YINSH was the only game: a checkpoint's
+/// `meta.json`, an evaluation record and a config without a game are
+/// YINSH's; an engine that never says its game plays YINSH; and the
+/// protocol's greeting is the word `yinsh` (answered `yinshok`), as UCI's
+/// is `uci`. Reading old files and old engines is worth more than the
+/// rule; nothing new joins this list.
+const OLDER_THAN_GAMES: &[&str] = &[
     "src/arena/tournament.rs: yinsh",
-    "src/bench.rs: yinsh",
     "src/checkpoint.rs: yinsh",
-    "src/cli/bench.rs: yinsh",
-    "src/cli/engine.rs: yinsh",
-    "src/cli/evaluate.rs: yinsh",
-    "src/cli/grade.rs: grid",
-    "src/cli/grade.rs: morris",
-    "src/cli/grid.rs: grid",
-    "src/cli/matchcmd.rs: yinsh",
-    "src/cli/mod.rs: morris",
-    "src/cli/morris.rs: morris",
-    "src/cli/perft.rs: yinsh",
-    "src/cli/serve.rs: yinsh",
-    "src/cli/sgf.rs: yinsh",
-    "src/cli/stats.rs: yinsh",
     "src/engine/external.rs: yinsh",
     "src/engine/server.rs: yinsh",
     "src/run/config.rs: yinsh",
-    "src/stats.rs: yinsh",
 ];
 
-/// Functions in src/cli/ over 80 lines, as `file: fn name`.
-const KNOWN_LONG_CLI_FNS: &[&str] = &[
-    "src/cli/grade.rs: run",
-    "src/cli/morris.rs: run",
-    "src/cli/morris.rs: solve_run",
-    "src/cli/serve.rs: run",
-];
+/// Command functions over 80 lines, as `file: fn name`: none left.
+const KNOWN_LONG_CLI_FNS: &[&str] = &[];
 
 const MAX_CLI_FN_LINES: usize = 80;
 
@@ -156,11 +147,8 @@ fn only_a_games_folder_and_the_registry_name_the_game() {
             }
         }
     }
-    check_against(
-        &found,
-        KNOWN_GAME_NAMES,
-        "files that name a game outside its folder",
-    );
+    let known: Vec<&str> = [KNOWN_GAME_NAMES, OLDER_THAN_GAMES].concat();
+    check_against(&found, &known, "files that name a game outside its folder");
 }
 
 /// Each `fn` in `text` with its length in lines, found by the braces that
@@ -219,10 +207,18 @@ fn functions(text: &str) -> Vec<(String, usize)> {
 fn no_function_in_the_command_line_is_over_80_lines() {
     let mut files = Vec::new();
     rust_files(&src().join("cli"), &mut files);
+    // A game's own commands are command-line code too.
+    files.extend(
+        games()
+            .iter()
+            .map(|g| src().join("games").join(g).join("commands.rs"))
+            .filter(|p| p.exists()),
+    );
     let mut found = BTreeSet::new();
     for file in &files {
         let text = fs::read_to_string(file).unwrap();
-        for (name, n) in functions(&text) {
+        let text = text.split("\n#[cfg(test)]\n").next().unwrap();
+        for (name, n) in functions(text) {
             if n > MAX_CLI_FN_LINES {
                 found.insert(format!("{}: {name}", relative(file)));
             }
@@ -231,7 +227,9 @@ fn no_function_in_the_command_line_is_over_80_lines() {
     check_against(
         &found,
         KNOWN_LONG_CLI_FNS,
-        &format!("functions in src/cli/ over {MAX_CLI_FN_LINES} lines"),
+        &format!(
+            "command functions (src/cli/, src/games/*/commands.rs) over {MAX_CLI_FN_LINES} lines"
+        ),
     );
 }
 

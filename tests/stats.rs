@@ -1,7 +1,7 @@
 //! Random-game statistics through the public API.
 
 use yinsh_zero::games::yinsh::Variant;
-use yinsh_zero::stats::{plot_branching, random_game_stats};
+use yinsh_zero::games::yinsh::stats::{plot_branching, random_game_stats};
 
 #[test]
 fn same_seed_same_json_on_any_thread_count() {

@@ -23,6 +23,7 @@ mod duel;
 mod elo;
 mod evaluation;
 mod game;
+pub mod grade;
 mod matches;
 pub mod minimax;
 pub mod net_player;
@@ -33,18 +34,13 @@ mod spec;
 mod sprt;
 mod tournament;
 
-/// YINSH's player builder under its old generic name: it is
-/// [`crate::games::yinsh::parse_player`]. Kept only until its last callers
-/// (the YINSH web page and `serve`, another engineer's files) name the
-/// new path; no new code should use it.
-#[doc(hidden)]
-pub use crate::games::yinsh::parse_player;
 pub use duel::{DuelError, DuelResult, DuelSettings, run_duel};
 pub use elo::{
     EloError, EloFit, PairResults, Rating, ResultTable, Z95, elo_from_score, score_from_elo,
 };
 pub use evaluation::{Evaluated, RecordedTournament, history_of};
 pub use game::{GameRecord, PlayError, play_game};
+pub use grade::{GradeRequest, Grading};
 pub use matches::{MatchConfig, MatchError, MatchResult, play_match};
 pub use minimax::{Evaluation, MinimaxConfig, MinimaxPlayer};
 pub use player::{MoveInfo, Player, PlayerFailure};

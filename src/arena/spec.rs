@@ -176,6 +176,12 @@ pub trait GamePlayers: Game {
         let _ = seed;
         unreachable!("`{}` is not one of this game's own players", spec.name)
     }
+
+    /// How `grade` grades a player against this game's perfect play;
+    /// `None` (the default) where the game has none to grade against.
+    fn grading() -> Option<super::grade::Grading<Self>> {
+        None
+    }
 }
 
 /// Every player kind of game `G`: `random`, the game's own, then the

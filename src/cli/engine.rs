@@ -17,7 +17,7 @@ pub struct Args {
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
     /// The game the engine plays (`game` on the protocol reports it).
-    #[arg(long, default_value = "yinsh")]
+    #[arg(long, default_value = yinsh_zero::games::GAMES[0])]
     pub game: String,
     /// The variant a plain `newgame` starts (default: the game's first: `standard`,
     /// `nine`, `9x9`).

@@ -42,7 +42,7 @@ pub struct Args {
     #[arg(long)]
     pub seed: Option<u64>,
     /// The game.
-    #[arg(long, default_value = "yinsh")]
+    #[arg(long, default_value = yinsh_zero::games::GAMES[0])]
     pub game: String,
     /// The game's variant (default: the game's first: `standard`,
     /// `nine`, `9x9`).

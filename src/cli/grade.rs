@@ -1,21 +1,16 @@
-//! `yinsh-zero grade`: a player's decisions against perfect play: a Morris
-//! player against the solved database, a grid-game player against the
-//! exact solver.
+//! `yinsh-zero grade`: a player's decisions against a game's perfect play
+//! (Morris: the solved database; the grid game: the exact solver). The
+//! game grades and prints ([`GamePlayers::grading`]); this fills in the
+//! request.
 
 use std::path::PathBuf;
-use std::sync::Arc;
 
 use anyhow::{Context, bail, ensure};
-use serde_json::json;
 
-use yinsh_zero::arena::parse_game_player;
+use yinsh_zero::arena::{GamePlayers, GradeRequest};
 use yinsh_zero::checkpoint;
-use yinsh_zero::game::Game;
-use yinsh_zero::games::grid::Grid;
-use yinsh_zero::games::grid::grade::{self as grid_grade, GridGradeOptions, GridGradeReport};
-use yinsh_zero::games::morris::Morris;
-use yinsh_zero::games::morris::db::Database;
-use yinsh_zero::games::morris::grade::{GradeOptions, GradeReport, Tally, grade};
+use yinsh_zero::games::{GAMES, GameTask, default_variant, with_game};
+use yinsh_zero::nn::BackendKind;
 
 use super::BackendArg;
 
@@ -33,11 +28,12 @@ pub struct Args {
     /// --checkpoint the network's value head is still graded.
     #[arg(long, value_name = "SPEC")]
     pub player: Option<String>,
-    /// The game: morris or grid (default: the checkpoint's, else morris).
+    /// The game: one with perfect play to grade against (morris, grid;
+    /// default: the checkpoint's, else the first of them).
     #[arg(long)]
     pub game: Option<String>,
-    /// The variant (default: the checkpoint's, else six for Morris and
-    /// 9x9 for the grid game).
+    /// The variant (default: the checkpoint's, else the game's graded one:
+    /// six for Morris, 9x9 for the grid game).
     #[arg(long)]
     pub variant: Option<String>,
     /// The database folder (default data/morris/<variant>).
@@ -85,152 +81,42 @@ pub struct Args {
     pub backend: BackendArg,
 }
 
-fn tally_line(name: &str, t: &Tally) -> String {
-    format!(
-        "{name:<18} {:>6} decisions: {} keep the value, {} optimal; critical {}/{} = {}{}",
-        t.decisions,
-        pct(t.preserving_share()),
-        pct(t.optimal_share()),
-        t.critical_preserving,
-        t.critical,
-        pct(t.critical_share()),
-        if t.unsolved > 0 {
-            format!(" ({} outside the solved layers)", t.unsolved)
-        } else {
-            String::new()
-        }
-    )
+/// Grades with the game's own grader, in the variant asked for.
+struct Grade {
+    variant: Option<String>,
+    request: GradeRequest,
 }
 
-fn print_text(player: &str, report: &GradeReport, mistakes: bool) {
-    println!("graded: {player}");
-    println!("{}", tally_line("own games", &report.own_games));
-    println!(
-        "{}",
-        tally_line("random positions", &report.random_positions)
-    );
-    if let Some(v) = &report.value_head {
-        println!(
-            "value head         {:>6} positions: {:.1}% right (win/draw/loss, rows truth, columns guess: {:?})",
-            v.positions(),
-            100.0 * v.accuracy(),
-            v.confusion
-        );
-    }
-    if !report.endgame.is_empty() {
-        for (layer, t) in &report.endgame {
-            println!("{}", tally_line(&format!("endgame {layer}"), t));
-        }
-        println!("{}", tally_line("endgame, all", &endgame_total(report)));
-    }
-    if let Some(v) = &report.endgame_value_head {
-        println!(
-            "value head, endgame {:>5} positions: {:.1}% right (confusion {:?})",
-            v.positions(),
-            100.0 * v.accuracy(),
-            v.confusion
-        );
-    }
-    let p = &report.versus_perfect;
-    let n = p.wins + p.draws + p.losses;
-    if n > 0 {
-        println!(
-            "vs perfect         {n:>6} games: {} wins, {} draws, {} losses (score {:.1}%; a draw is the best possible)",
-            p.wins,
-            p.draws,
-            p.losses,
-            100.0 * (f64::from(p.wins) + 0.5 * f64::from(p.draws)) / f64::from(n)
-        );
-        println!(
-            "{}",
-            tally_line("  its decisions", &report.versus_perfect_decisions)
-        );
-    }
-    if mistakes {
-        for m in &report.mistakes {
-            println!("\n{m}");
-        }
-        if !report.versus_perfect_mistakes.is_empty() {
-            println!("\nin games against perfect:");
-            for m in &report.versus_perfect_mistakes {
-                println!("\n{m}");
-            }
-        }
-    }
-}
-
-fn endgame_total(report: &GradeReport) -> Tally {
-    report
-        .endgame
-        .values()
-        .fold(Tally::default(), |a, t| a.merged(t))
-}
-
-fn pct(x: f64) -> String {
-    if x.is_nan() {
-        "-".to_string()
-    } else {
-        format!("{:.1}%", 100.0 * x)
-    }
-}
-
-fn print_grid(player: &str, variant: &str, report: &GridGradeReport, mistakes: bool) {
-    println!("graded: {player} on the {variant} grid game");
-    for (name, t) in [
-        ("solver lines", &report.solver_lines),
-        ("own games", &report.own_games),
-    ] {
-        for (side, s) in [("Player 1", &t.player1), ("Player 2", &t.player2)] {
-            let unsolved = if s.unsolved > 0 {
-                format!(
-                    " ({} more left out: past the solver's node budget)",
-                    s.unsolved
-                )
-            } else {
-                String::new()
-            };
-            println!(
-                "{name:<13} {side}: {:>5} decisions, {} keep the winner, {} optimal{unsolved}",
-                s.decisions,
-                pct(s.preserving_share()),
-                pct(s.optimal_share())
-            );
-        }
-    }
-    for (side, v) in [
-        ("as Player 2 vs solver", &report.as_player2),
-        ("as Player 1 vs solver", &report.as_player1),
-    ] {
-        if v.games == 0 {
-            continue;
-        }
-        let within = if side.contains("Player 2") {
-            format!("won within {} moves of Player 1", v.optimal_p1_moves)
-        } else {
-            format!("held out at least {} moves of Player 1", v.optimal_p1_moves)
-        };
-        let unresolved = if v.unresolved > 0 {
-            format!(
-                "; {} stopped unresolved (the solver's move past its node budget), counted as not won",
-                v.unresolved
+impl GameTask for Grade {
+    type Output = anyhow::Result<()>;
+    fn run<G: GamePlayers>(self, _: G) -> anyhow::Result<()> {
+        let Some(grading) = G::grading() else {
+            bail!(
+                "grade knows perfect play of {}, not of {}",
+                graded_games().join(" and "),
+                G::NAME
             )
-        } else {
-            String::new()
         };
-        println!(
-            "{side}: {} games, {} won ({}), {} {within} ({}){unresolved}",
-            v.games,
-            v.wins,
-            pct(f64::from(v.wins) / f64::from(v.games)),
-            v.optimal_length,
-            pct(f64::from(v.optimal_length) / f64::from(v.games)),
-        );
+        let variant = self.variant.as_deref().unwrap_or(grading.variant);
+        let game = G::with_variant(variant).map_err(anyhow::Error::msg)?;
+        (grading.grade)(&game, &self.request)
     }
-    if mistakes {
-        for m in &report.mistakes {
-            println!("\n{m}");
+}
+
+/// The registered games with perfect play to grade against.
+fn graded_games() -> Vec<&'static str> {
+    struct Graded;
+    impl GameTask for Graded {
+        type Output = bool;
+        fn run<G: GamePlayers>(self, _: G) -> bool {
+            G::grading().is_some()
         }
     }
+    GAMES
+        .iter()
+        .copied()
+        .filter(|g| default_variant(g).is_ok_and(|v| with_game(g, v, Graded).unwrap_or(false)))
+        .collect()
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
@@ -244,125 +130,47 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .as_deref()
         .map(checkpoint::read_meta)
         .transpose()?;
-    let game_name = match (&args.game, &meta) {
+    let game = match (&args.game, &meta) {
         (Some(g), _) => g.clone(),
         (None, Some(m)) => m.game.clone(),
-        (None, None) => Morris::NAME.into(),
+        (None, None) => graded_games()
+            .first()
+            .context("no registered game has perfect play to grade against")?
+            .to_string(),
     };
-    ensure!(
-        game_name == Morris::NAME || game_name == Grid::NAME,
-        "grade knows perfect play of morris and grid, not of {game_name}"
-    );
     if let Some(m) = &meta {
         ensure!(
-            m.game == game_name,
-            "the checkpoint plays {}, not {game_name}",
+            m.game == game,
+            "the checkpoint plays {}, not {game}",
             m.game
         );
     }
-    let variant = match (&args.variant, &meta) {
-        (Some(v), _) => v.clone(),
-        (None, Some(m)) => m.variant.clone(),
-        (None, None) if game_name == Grid::NAME => "9x9".into(),
-        (None, None) => "six".into(),
+    let spec = match (&args.player, &checkpoint) {
+        (Some(s), _) => s.clone(),
+        (None, Some(c)) if args.sims == 0 => format!("net-policy:checkpoint={}", c.display()),
+        (None, Some(c)) => format!("net-mcts:checkpoint={},sims={}", c.display(), args.sims),
+        (None, None) => bail!("give --checkpoint (a network to grade) or --player SPEC"),
     };
-    let spec_of = |checkpoint: &Option<PathBuf>| -> anyhow::Result<String> {
-        Ok(match (&args.player, checkpoint) {
-            (Some(s), _) => s.clone(),
-            (None, Some(c)) if args.sims == 0 => format!("net-policy:checkpoint={}", c.display()),
-            (None, Some(c)) => format!("net-mcts:checkpoint={},sims={}", c.display(), args.sims),
-            (None, None) => bail!("give --checkpoint (a network to grade) or --player SPEC"),
-        })
+    let backend = match checkpoint {
+        Some(_) => args.backend.choose(BackendKind::Flex),
+        None => args.backend.backend.unwrap_or(BackendKind::Flex),
     };
-    if game_name == Grid::NAME {
-        let game = Grid::with_variant(&variant).map_err(anyhow::Error::msg)?;
-        let spec = spec_of(&checkpoint)?;
-        parse_game_player(&game, &spec, 0).with_context(|| format!("player `{spec}`"))?;
-        let opts = GridGradeOptions {
-            solver_lines: args.lines,
-            own_games: args.games,
-            versus_solver: args.vs_perfect,
-            solver_nodes: args.solver_nodes,
-            seed: args.seed,
-        };
-        let mut make = |seed: u64| parse_game_player(&game, &spec, seed).map_err(|e| e.to_string());
-        let report = grid_grade::grade(&game, &mut make, &opts)?;
-        if args.json {
-            println!(
-                "{}",
-                json!({"player": spec, "game": "grid", "variant": variant, "report": report})
-            );
-        } else {
-            print_grid(&spec, &variant, &report, args.mistakes);
-        }
-        return Ok(());
-    }
-    let game = Morris::with_variant(&variant).map_err(anyhow::Error::msg)?;
-    let spec = spec_of(&checkpoint)?;
-    // Fail on a bad spec before the database loads.
-    parse_game_player(&game, &spec, 0).with_context(|| format!("player `{spec}`"))?;
-    let dir = args
-        .db
-        .clone()
-        .unwrap_or_else(|| Database::default_dir(game.rules));
-    let missing = || {
-        format!(
-            "no {variant} database at {} (make it: yinsh-zero solve --variant {variant})",
-            dir.display()
-        )
-    };
-    let db = Arc::new(Database::open(&dir, game.rules).with_context(missing)?);
-    ensure!(db.layers().next().is_some(), missing());
-    let mut head = match &checkpoint {
-        Some(c) => {
-            let backend = args.backend.choose(yinsh_zero::nn::BackendKind::Flex);
-            Some(checkpoint::load_evaluator(&game, c, backend)?)
-        }
-        None => None,
-    };
-    let opts = GradeOptions {
-        own_games: args.games,
-        random_positions: args.positions,
-        perfect_games: args.vs_perfect,
-        random_opening: args.opening,
-        endgame_positions: args.endgame,
+    let request = GradeRequest {
+        spec,
+        checkpoint,
+        backend,
+        games: args.games,
+        lines: args.lines,
+        positions: args.positions,
+        endgame: args.endgame,
+        vs_perfect: args.vs_perfect,
+        solver_nodes: args.solver_nodes,
+        opening: args.opening,
+        db: args.db,
         seed: args.seed,
+        json: args.json,
+        mistakes: args.mistakes,
     };
-    let mut make = |seed: u64| parse_game_player(&game, &spec, seed).map_err(|e| e.to_string());
-    let report = grade(
-        &game,
-        &db,
-        &mut make,
-        head.as_mut()
-            .map(|h| h as &mut dyn yinsh_zero::evaluator::Evaluator<_>),
-        &opts,
-    )?;
-    if args.json {
-        println!(
-            "{}",
-            json!({
-                "player": spec,
-                "variant": variant,
-                "own_games": report.own_games,
-                "own_games_preserving_share": report.own_games.preserving_share(),
-                "random_positions": report.random_positions,
-                "random_positions_preserving_share": report.random_positions.preserving_share(),
-                "value_head": report.value_head,
-                "value_head_accuracy": report.value_head.as_ref().map(|v| v.accuracy()),
-                "endgame": report.endgame,
-                "endgame_total": endgame_total(&report),
-                "endgame_optimal_share": endgame_total(&report).optimal_share(),
-                "endgame_preserving_share": endgame_total(&report).preserving_share(),
-                "endgame_value_head": report.endgame_value_head,
-                "endgame_value_head_accuracy": report.endgame_value_head.as_ref().map(|v| v.accuracy()),
-                "versus_perfect": report.versus_perfect,
-                "versus_perfect_decisions": report.versus_perfect_decisions,
-                "mistakes": report.mistakes,
-                "versus_perfect_mistakes": report.versus_perfect_mistakes,
-            })
-        );
-    } else {
-        print_text(&spec, &report, args.mistakes);
-    }
-    Ok(())
+    let variant = args.variant.or(meta.map(|m| m.variant));
+    with_game(&game, default_variant(&game)?, Grade { variant, request })?
 }

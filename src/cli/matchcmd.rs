@@ -6,8 +6,9 @@ use anyhow::ensure;
 use serde::Serialize;
 
 use yinsh_zero::arena::{ArenaGame, GamePlayers, MatchConfig, MatchResult, PairResults, run_arena};
+use yinsh_zero::arena::{KNOWN_PLAYERS, PlayerInfo};
 use yinsh_zero::engine::{ExternalConfig, build_game_player, check_game_spec};
-use yinsh_zero::games::{GameTask, with_game};
+use yinsh_zero::games::{GAMES, GameTask, default_variant, with_game};
 
 #[derive(clap::Args)]
 #[command(after_help = players_help())]
@@ -33,7 +34,7 @@ pub struct Args {
     pub swap: bool,
     /// The game (players of other games: `random`, `alphabeta`,
     /// `mcts-rollout`, `net-*`).
-    #[arg(long, default_value = "yinsh")]
+    #[arg(long, default_value = yinsh_zero::games::GAMES[0])]
     pub game: String,
     /// The game's variant (default: the game's first: `standard`,
     /// `nine`, `9x9`).
@@ -63,11 +64,33 @@ struct Report {
 }
 
 fn players_help() -> String {
-    let mut s = String::from("Players (or `cmd:<command>` for an external engine program):\n");
-    for p in yinsh_zero::arena::players_of::<yinsh_zero::games::yinsh::Yinsh>() {
-        s += &format!("  {:<10} {}\n", p.name, p.about);
-        for (k, about) in p.keys {
-            s += &format!("  {:<10}   {k}={about}\n", "");
+    fn kinds(s: &mut String, players: &[PlayerInfo]) {
+        for p in players {
+            *s += &format!("  {:<10} {}\n", p.name, p.about);
+            for (k, about) in p.keys {
+                *s += &format!("  {:<10}   {k}={about}\n", "");
+            }
+        }
+    }
+    struct Own;
+    impl GameTask for Own {
+        type Output = &'static [PlayerInfo];
+        fn run<G: GamePlayers>(self, _: G) -> Self::Output {
+            G::own_players()
+        }
+    }
+    let mut s = String::from(
+        "Players of every game (or `cmd:<command>` for an external engine program):\n",
+    );
+    kinds(&mut s, KNOWN_PLAYERS);
+    for game in GAMES {
+        let own = default_variant(game)
+            .ok()
+            .and_then(|v| with_game(game, v, Own).ok())
+            .unwrap_or_default();
+        if !own.is_empty() {
+            s += &format!("{game}'s own (one of the same name replaces the one above):\n");
+            kinds(&mut s, own);
         }
     }
     s

@@ -7,24 +7,17 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use anyhow::Context;
 use clap::{Parser, Subcommand};
 
-// Before the command modules, so that their `println!` and `print!` are
-// these: output that a closed pipe ends quietly (see `out`).
-mod out;
+// Before the command modules, so that their `println!` is this one:
+// output that a closed pipe ends quietly (see `util::out`).
+use yinsh_zero::util::out;
 
 /// `println!` that ends the process quietly when stdout's reader has gone.
 macro_rules! println {
     () => {
-        $crate::cli::out::print(format_args!(""), true)
+        yinsh_zero::util::out::print(format_args!(""), true)
     };
     ($($arg:tt)*) => {
-        $crate::cli::out::print(format_args!($($arg)*), true)
-    };
-}
-
-/// `print!` that ends the process quietly when stdout's reader has gone.
-macro_rules! print {
-    ($($arg:tt)*) => {
-        $crate::cli::out::print(format_args!($($arg)*), false)
+        yinsh_zero::util::out::print(format_args!($($arg)*), true)
     };
 }
 
@@ -34,18 +27,14 @@ mod engine;
 mod evaluate;
 mod export;
 mod grade;
-mod grid;
 mod matchcmd;
-mod morris;
 mod perft;
 mod selfplay;
 mod serve;
-mod sgf;
-mod stats;
 mod train;
 mod worker;
 
-/// AlphaZero-style self-play trainer for the board game YINSH.
+/// AlphaZero-style self-play trainer for YINSH and other board games.
 #[derive(Parser)]
 #[command(name = "yinsh-zero", version, about, propagate_version = true)]
 struct Cli {
@@ -71,13 +60,8 @@ enum Command {
     /// Average checkpoints' networks into one (the last generations of a
     /// run: stochastic weight averaging).
     Average(average::Args),
-    /// Replay a BoardSpace `.sgf` game record step by step (also `replay`).
-    #[command(alias = "replay")]
-    Sgf(sgf::Args),
     /// Count decision sequences from a position (move-generation check).
     Perft(perft::Args),
-    /// Play uniformly random games and report branching factors and game lengths.
-    Stats(stats::Args),
     /// Play a match between two players and report wins/draws/losses per colour.
     Match(matchcmd::Args),
     /// Play self-play games with a network and write training records.
@@ -90,17 +74,13 @@ enum Command {
     Engine(engine::Args),
     /// Serve the play page, the rules, the training dashboard and a JSON API.
     Serve(serve::Args),
-    /// Solve Morris by retrograde analysis into a perfect-play database.
-    Solve(morris::SolveArgs),
-    /// Morris state numbers, positions and layers (and database look-ups).
-    Morris(morris::Args),
     /// Grade a network or player against perfect play (Morris: the solved
     /// database; the grid game: the exact solver): share of value-keeping
     /// and optimal decisions, value-head accuracy, score vs perfect play.
     Grade(grade::Args),
-    /// Solve the UMO 2014 grid game exactly: winner, min-max length, an
-    /// optimal line.
-    SolveGrid(grid::Args),
+    /// The registered games' own commands (each game's `commands.rs`).
+    #[command(flatten)]
+    Game(yinsh_zero::games::GameCommand),
 }
 
 /// `--backend`, for every command that runs a network.
@@ -148,19 +128,15 @@ pub fn main() -> ExitCode {
         Command::Worker(a) => worker::run(a),
         Command::Export(a) => export::run(a),
         Command::Average(a) => average::run(a),
-        Command::Sgf(a) => sgf::run(a),
         Command::Perft(a) => perft::run(a),
-        Command::Stats(a) => stats::run(a),
         Command::Match(a) => matchcmd::run(a),
         Command::Bench(a) => bench::run(a),
         Command::Selfplay(a) => selfplay::run(a),
         Command::Evaluate(a) => evaluate::run(a),
         Command::Engine(a) => engine::run(a),
         Command::Serve(a) => serve::run(a),
-        Command::Solve(a) => morris::solve_run(a),
-        Command::Morris(a) => morris::run(a),
         Command::Grade(a) => grade::run(a),
-        Command::SolveGrid(a) => grid::run(a),
+        Command::Game(c) => c.run(),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

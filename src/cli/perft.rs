@@ -15,7 +15,7 @@ pub struct Args {
     #[arg(long, short)]
     depth: u32,
     /// The game.
-    #[arg(long, default_value = "yinsh")]
+    #[arg(long, default_value = yinsh_zero::games::GAMES[0])]
     game: String,
     /// The game's variant (default: the game's first: `standard`,
     /// `nine`, `9x9`).

@@ -1,5 +1,5 @@
-//! `yinsh-zero serve`: the play pages (YINSH and Morris), the rules, the
-//! dashboard and the JSON API.
+//! `yinsh-zero serve`: every registered game's page, the dashboard and the
+//! JSON API.
 
 use std::io::Write;
 use std::net::SocketAddr;
@@ -8,9 +8,9 @@ use std::time::Duration;
 
 use anyhow::Context;
 
-use yinsh_zero::arena::PlayerSpec;
+use yinsh_zero::arena::{GamePlayers, PlayerSpec, parse_game_player};
 use yinsh_zero::checkpoint::resolve;
-use yinsh_zero::games::serve;
+use yinsh_zero::games::{GAMES, GameTask, default_variant, serve, with_game};
 use yinsh_zero::run::RunDir;
 use yinsh_zero::run::shared::SharedRun;
 use yinsh_zero::store::Location;
@@ -31,11 +31,11 @@ pub struct Args {
     /// Seconds between reads of a remote run.
     #[arg(long, default_value_t = 10.0)]
     pub refresh: f64,
-    /// The opponent the page offers first: a player spec such as
-    /// `alphabeta:depth=3` (default: the network in checkpoints/best,
-    /// `net-mcts:net=shipped`, where there is one; else
-    /// `mcts-rollout:playouts=2000`). A `checkpoint=DIR` here is offered
-    /// (as with --offer) and the page names it by that name.
+    /// The opponent the home page (the first registered game's: YINSH)
+    /// offers first: a player spec such as `alphabeta:depth=3` (default:
+    /// the game's shipped network, `net-mcts:net=shipped`, where there is
+    /// one; else `mcts-rollout:playouts=2000`). A `checkpoint=DIR` here is
+    /// offered (as with --offer) and the page names it by that name.
     #[arg(long, value_name = "SPEC")]
     pub player: Option<String>,
     /// A further network the pages may play, as `NAME=DIR` or `DIR` (named
@@ -70,11 +70,12 @@ pub struct Args {
     /// Simulations of the agent's-view search.
     #[arg(long, default_value_t = 300)]
     pub analysis_sims: u32,
-    /// Directory of the Morris perfect-play databases, one subdirectory per
-    /// variant (`nine/`, `six/`, `three/`, as `solve --db DIR/six` writes
-    /// them); default data/morris, where `solve` writes without --db.
-    #[arg(long, value_name = "DIR")]
-    pub morris_db: Option<PathBuf>,
+    /// Directory of the solved perfect-play databases the pages offer
+    /// (Morris: one subdirectory per variant, `nine/`, `six/`, `three/`,
+    /// as `solve --db DIR/six` writes them); default: each game's own,
+    /// data/morris for Morris, where `solve` writes without --db.
+    #[arg(long = "databases", alias = "morris-db", value_name = "DIR")]
+    pub databases: Option<PathBuf>,
 }
 
 /// The shipped network, when this project has one.
@@ -101,34 +102,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             .with_context(|| format!("--offer {arg}"))?;
         eprintln!("offered: net={name} ({arg})");
     }
-    let mut player = args.player.clone().unwrap_or_else(|| {
-        if offers.network("shipped", "yinsh").is_some() {
-            SHIPPED.into()
-        } else {
-            "mcts-rollout:playouts=2000".into()
-        }
-    });
-    // Fail at start-up, not at the first game, on a bad default opponent.
-    if !player.eq_ignore_ascii_case(yinsh_zero::web::HUMAN) {
-        player = offer_player(&mut offers, &player)?;
-        let resolved = offers
-            .resolve(&player, "yinsh", "standard")
-            .with_context(|| format!("--player `{player}`"))?;
-        let spec = bounded_spec::<yinsh_zero::games::yinsh::Yinsh>(&resolved.spec, max_think)?;
-        yinsh_zero::arena::parse_player(&spec, 0)
-            .with_context(|| format!("--player `{player}`"))?;
-    }
+    let player = default_opponent(args.player.as_deref(), &mut offers, max_think)?;
     eprintln!("default opponent: {player}");
-    let run = match &args.run {
-        None => RunDir::project_default(Path::new(".")),
-        Some(location) => match Location::parse(location)? {
-            Location::Local(dir) => {
-                anyhow::ensure!(dir.is_dir(), "--run {}: not a directory", dir.display());
-                RunDir::new(&dir)
-            }
-            Location::S3 { .. } => follow(location, args.cache.as_deref(), args.refresh)?,
-        },
-    };
+    let run = open_run(&args)?;
     if args.run.is_some() && resolve(&run.checkpoints()).is_ok() {
         offers
             .add_network("run", &run.checkpoints())
@@ -139,7 +115,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         default_opponent: player,
         max_think,
         analysis_simulations: args.analysis_sims.max(1),
-        databases: args.morris_db.clone(),
+        databases: args.databases.clone(),
         offers,
         read_only: args.read_only,
         max_work: args.max_work,
@@ -172,6 +148,66 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         std::io::stdout().flush()?;
         serve(listener, config).await.context("serving")
     })
+}
+
+/// The home game's (the first registered) opponent, `--player` or its
+/// shipped network, checked once at start-up rather than at the first game.
+fn default_opponent(
+    asked: Option<&str>,
+    offers: &mut Offers,
+    max_think: Duration,
+) -> anyhow::Result<String> {
+    let home = GAMES[0];
+    let mut player = asked.map(str::to_string).unwrap_or_else(|| {
+        if offers.network("shipped", home).is_some() {
+            SHIPPED.into()
+        } else {
+            "mcts-rollout:playouts=2000".into()
+        }
+    });
+    if !player.eq_ignore_ascii_case(yinsh_zero::web::HUMAN) {
+        player = offer_player(offers, &player)?;
+        let variant = default_variant(home)?;
+        let resolved = offers
+            .resolve(&player, home, variant)
+            .with_context(|| format!("--player `{player}`"))?;
+        let check = CheckOpponent {
+            spec: &resolved.spec,
+            max_think,
+        };
+        with_game(home, variant, check)?.with_context(|| format!("--player `{player}`"))?;
+    }
+    Ok(player)
+}
+
+/// The run the dashboard shows: a local folder, or a remote run's copy.
+fn open_run(args: &Args) -> anyhow::Result<RunDir> {
+    Ok(match &args.run {
+        None => RunDir::project_default(Path::new(".")),
+        Some(location) => match Location::parse(location)? {
+            Location::Local(dir) => {
+                anyhow::ensure!(dir.is_dir(), "--run {}: not a directory", dir.display());
+                RunDir::new(&dir)
+            }
+            Location::S3 { .. } => follow(location, args.cache.as_deref(), args.refresh)?,
+        },
+    })
+}
+
+/// Builds the home game's default opponent once, as a game would, with
+/// its thinking time bounded as the server bounds it.
+struct CheckOpponent<'a> {
+    spec: &'a str,
+    max_think: Duration,
+}
+
+impl GameTask for CheckOpponent<'_> {
+    type Output = anyhow::Result<()>;
+    fn run<G: GamePlayers>(self, game: G) -> anyhow::Result<()> {
+        let spec = bounded_spec::<G>(self.spec, self.max_think)?;
+        parse_game_player(&game, &spec, 0)?;
+        Ok(())
+    }
 }
 
 /// `--player` with a `checkpoint=DIR` of the operator's own turned into an

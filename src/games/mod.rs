@@ -1,5 +1,5 @@
 //! The registry: every game, each a folder here (its rules, players,
-//! grader, page and commands) and one line in [`register!`]'s list below.
+//! grader, page and commands) and one line in `register!`'s list below.
 //! Nothing outside a game's folder and this file names a game.
 //!
 //! The layers below are generic over the game; the command line and the
@@ -86,6 +86,28 @@ register! {
     morris::Morris => morris::web::MorrisPage,
     grid::Grid => grid::web::GridPage,
     emergo::Emergo => emergo::web::EmergoPage,
+}
+
+/// The games' own commands, each game's `commands.rs` (the command line
+/// lists them beside the generic ones).
+#[derive(clap::Subcommand)]
+pub enum GameCommand {
+    #[command(flatten)]
+    Yinsh(yinsh::commands::Command),
+    #[command(flatten)]
+    Morris(morris::commands::Command),
+    #[command(flatten)]
+    Grid(grid::commands::Command),
+}
+
+impl GameCommand {
+    pub fn run(self) -> anyhow::Result<()> {
+        match self {
+            GameCommand::Yinsh(c) => c.run(),
+            GameCommand::Morris(c) => c.run(),
+            GameCommand::Grid(c) => c.run(),
+        }
+    }
 }
 
 /// Work to do with a game whose type is known only at run time.

@@ -3,6 +3,7 @@
 
 pub mod atomic;
 pub mod excerpt;
+pub mod out;
 pub mod seed;
 
 pub use atomic::write_atomic;

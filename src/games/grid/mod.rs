@@ -11,6 +11,7 @@
 //! assert_eq!(v.winner, Color::Black);
 //! ```
 
+pub mod commands;
 mod game;
 pub mod grade;
 mod players;

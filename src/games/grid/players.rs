@@ -4,8 +4,8 @@
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
-use crate::arena::Player;
 use crate::arena::{GamePlayers, PlayerInfo, PlayerSpec, PlayerSpecError};
+use crate::arena::{Grading, Player};
 use crate::game::{Color, State};
 use crate::games::grid::solve::Solver;
 use crate::games::grid::{Action, Grid, Position};
@@ -43,6 +43,15 @@ impl Player<Position> for SolverPlayer {
 }
 
 impl GamePlayers for Grid {
+    /// Graded against the exact solver, on the problem's 9x9 board by
+    /// default.
+    fn grading() -> Option<Grading<Self>> {
+        Some(Grading {
+            variant: "9x9",
+            grade: super::commands::grade,
+        })
+    }
+
     fn own_players() -> &'static [PlayerInfo] {
         GRID_PLAYERS
     }

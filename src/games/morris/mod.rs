@@ -17,6 +17,7 @@
 //! ```
 
 pub mod address;
+pub mod commands;
 pub mod db;
 mod game;
 pub mod geometry;

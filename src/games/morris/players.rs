@@ -3,8 +3,8 @@
 use std::sync::Arc;
 
 use super::perfect::PerfectPlayer;
-use crate::arena::Player;
 use crate::arena::{GamePlayers, PlayerInfo, PlayerSpec, PlayerSpecError, parse_num};
+use crate::arena::{Grading, Player};
 use crate::game::State;
 use crate::games::morris::db::Database;
 use crate::games::morris::{Morris, Position};
@@ -25,6 +25,15 @@ const MORRIS_PLAYERS: &[PlayerInfo] = &[PlayerInfo {
 }];
 
 impl GamePlayers for Morris {
+    /// Graded against the solved database, Six Men's Morris by default
+    /// (solved whole, placement included).
+    fn grading() -> Option<Grading<Self>> {
+        Some(Grading {
+            variant: "six",
+            grade: super::commands::grade,
+        })
+    }
+
     fn own_players() -> &'static [PlayerInfo] {
         MORRIS_PLAYERS
     }

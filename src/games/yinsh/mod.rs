@@ -5,6 +5,7 @@
 pub mod action;
 pub mod alphabeta;
 pub mod bitboard;
+pub mod commands;
 pub mod encode;
 mod game;
 pub mod greedy;
@@ -15,6 +16,7 @@ pub mod point;
 pub mod position;
 pub mod setup;
 pub mod sgf;
+pub mod stats;
 pub mod symmetry;
 pub mod web;
 

@@ -7,9 +7,9 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use serde::Serialize;
 
-use crate::arena::parse_player;
 use crate::game::Game;
 use crate::games::yinsh::notation::{NotationError, format_turns, parse_action};
+use crate::games::yinsh::parse_player;
 use crate::games::yinsh::{Action, Color, Decision, Point, Position, Variant, Yinsh};
 use crate::web::EngineSeat;
 use crate::web::Offers;
@@ -21,7 +21,7 @@ use crate::web::{SeatedGame, SeatedRules, deref_to_seated};
 pub struct GameOptions {
     /// The colour the human plays.
     pub human: Color,
-    /// A player spec (see [`crate::arena::parse_player`]) or
+    /// A player spec (see [`crate::games::yinsh::parse_player`]) or
     /// [`crate::web::HUMAN`].
     pub opponent: String,
     /// One ring wins.

@@ -15,14 +15,34 @@
 //! on *stdout* ends the process:
 //!
 //! - `println!` and `print!` in the command modules are this module's
-//!   (they are defined before those modules in `cli/mod.rs`, and macros
-//!   by example shadow the standard ones there): a broken pipe is a quiet
-//!   end, any other failure panics as the standard macros do;
+//!   (the binary's `cli/mod.rs` defines them before its command modules,
+//!   and a game's `commands.rs` imports [`println`] and [`print`] from
+//!   here, shadowing the standard ones): a broken pipe is a quiet end, any
+//!   other failure panics as the standard macros do;
 //! - a command that writes to stdout itself (`engine`, the address line of
 //!   `serve`) returns the error, and [`is_closed_stdout`] tells `main`
 //!   that it was stdout's reader that went away.
 
 use std::io::{self, Write};
+
+/// `println!` that ends the process quietly when stdout's reader has gone.
+macro_rules! quiet_println {
+    () => {
+        $crate::util::out::print(format_args!(""), true)
+    };
+    ($($arg:tt)*) => {
+        $crate::util::out::print(format_args!($($arg)*), true)
+    };
+}
+
+/// `print!` that ends the process quietly when stdout's reader has gone.
+macro_rules! quiet_print {
+    ($($arg:tt)*) => {
+        $crate::util::out::print(format_args!($($arg)*), false)
+    };
+}
+
+pub(crate) use {quiet_print as print, quiet_println as println};
 
 /// Writes `args` (and a newline when `newline`) to stdout; on a broken pipe
 /// ends the process as SIGPIPE would ([`end_quietly`]).

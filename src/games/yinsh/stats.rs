@@ -7,7 +7,7 @@
 //! checks the engine against them.
 //!
 //! ```
-//! use yinsh_zero::stats::random_game_stats;
+//! use yinsh_zero::games::yinsh::stats::random_game_stats;
 //! use yinsh_zero::games::yinsh::Variant;
 //!
 //! let s = random_game_stats(20, 1, Variant::STANDARD);
@@ -25,8 +25,8 @@ use rand::{Rng, SeedableRng};
 use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::games::yinsh::position::MAX_ACTIONS;
-use crate::games::yinsh::{Action, ActionList, Color, Decision, EndReason, Position, Variant};
+use super::position::MAX_ACTIONS;
+use super::{Action, ActionList, Color, Decision, EndReason, Position, Variant};
 use crate::util::sub_seed;
 
 /// A count and its share of all games.

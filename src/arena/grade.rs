@@ -1,0 +1,62 @@
+//! Grading a player against a game's perfect play: what is asked, for any
+//! game whose folder can answer it (a solved database, an exact solver).
+//! The game does the grading and says how its report reads
+//! ([`GamePlayers::grading`](super::GamePlayers::grading)); the command line
+//! only fills this in.
+
+use std::path::PathBuf;
+
+use crate::nn::BackendKind;
+
+/// One `yinsh-zero grade`: the player, its network, and how much to play.
+/// A game reads the fields it has a use for.
+#[derive(Clone, Debug)]
+pub struct GradeRequest {
+    /// The graded player's spec (`net-mcts:checkpoint=..`, `alphabeta:depth=3`).
+    pub spec: String,
+    /// The network whose value head is graded too, if any.
+    pub checkpoint: Option<PathBuf>,
+    /// The backend that runs that network.
+    pub backend: BackendKind,
+    /// Games of the player against itself whose decisions are graded.
+    pub games: usize,
+    /// Optimal games (perfect play against itself) whose positions the
+    /// player decides on.
+    pub lines: usize,
+    /// Positions from random play the player decides on.
+    pub positions: usize,
+    /// Positions drawn from the solved endgame, graded by layer.
+    pub endgame: usize,
+    /// Games against perfect play.
+    pub vs_perfect: usize,
+    /// Positions an exact solver may search for one question.
+    pub solver_nodes: u64,
+    /// Random decisions opening each of the player's own games.
+    pub opening: u32,
+    /// Where a solved database lies, instead of the game's usual folder.
+    pub db: Option<PathBuf>,
+    pub seed: u64,
+    /// One JSON object instead of text.
+    pub json: bool,
+    /// Up to ten value-losing decisions too.
+    pub mistakes: bool,
+}
+
+/// What a game with perfect play offers `grade`.
+pub struct Grading<G> {
+    /// The variant graded when neither the command nor a checkpoint names
+    /// one (the one whose perfect play is at hand).
+    pub variant: &'static str,
+    /// Grades the request's player in `game` and prints the report.
+    pub grade: fn(game: &G, request: &GradeRequest) -> anyhow::Result<()>,
+}
+
+/// A share as a report prints it: `61.5%`, or `-` where nothing was
+/// counted (0 / 0).
+pub fn percent(x: f64) -> String {
+    if x.is_nan() {
+        "-".to_string()
+    } else {
+        format!("{:.1}%", 100.0 * x)
+    }
+}

@@ -1,0 +1,575 @@
+//! Morris's commands: `yinsh-zero solve` (the retrograde solver) and
+//! `yinsh-zero morris` (state numbers, positions, layer sizes, database
+//! look-ups). Each parses, calls the rules and the solver, and prints.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::{Context, bail, ensure};
+use serde_json::json;
+use std::sync::Arc;
+
+use super::Morris;
+use super::address::{
+    Layer, LayerIndex, Numbering, POSITION_FORMAT, canonical_with, layer_size, locate,
+    mover_colour, parse_position, position_text, state_text, title,
+};
+use super::db::{Database, Outcome};
+use super::grade::{GradeOptions, GradeReport, Tally};
+use super::solve::{LayerReport, SolveOptions, Store, layers_to_solve, reachable, solve};
+use super::{NO_PROGRESS_LIMIT, Position, Variant};
+use crate::arena::grade::percent as pct;
+use crate::arena::{GradeRequest, parse_game_player};
+use crate::checkpoint;
+use crate::game::{Game, State};
+use crate::util::out::println;
+
+/// Morris's commands, as the command line lists them.
+#[derive(clap::Subcommand)]
+pub enum Command {
+    /// Solve Morris by retrograde analysis into a perfect-play database.
+    Solve(SolveArgs),
+    /// Morris state numbers, positions and layers (and database look-ups).
+    Morris(Args),
+}
+
+impl Command {
+    pub fn run(self) -> anyhow::Result<()> {
+        match self {
+            Command::Solve(a) => solve_run(a),
+            Command::Morris(a) => run(a),
+        }
+    }
+}
+
+fn variant(name: &str) -> anyhow::Result<Variant> {
+    Variant::from_name(name).with_context(|| {
+        format!(
+            "--variant `{name}`: Morris has {}",
+            Variant::NAMES.join(", ")
+        )
+    })
+}
+
+fn threads(n: Option<usize>) -> anyhow::Result<()> {
+    if let Some(n) = n {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(n.max(1))
+            .build_global()
+            .context("setting up the thread pool")?;
+    }
+    Ok(())
+}
+
+#[derive(clap::Args)]
+pub struct SolveArgs {
+    /// three, six or nine. Three and Six are solved whole (placement
+    /// included); Nine's moving-phase layers up to --max-stones.
+    #[arg(long)]
+    variant: String,
+    /// Database directory (default data/morris/<variant>). Valid layer
+    /// files already there are kept; damaged ones are named and recomputed.
+    #[arg(long)]
+    db: Option<PathBuf>,
+    /// Solve only the moving-phase layers with at most this many stones a
+    /// side. Nine Men's Morris: default 4 (all layers with 3 and 4 stones);
+    /// Three and Six: default all layers, placement included.
+    #[arg(long, value_parser = clap::value_parser!(u8).range(3..=9))]
+    max_stones: Option<u8>,
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Skip counting the positions reachable from the start (Three, Six).
+    #[arg(long)]
+    no_reach: bool,
+}
+
+fn print_layer(r: &LayerReport) {
+    let status = if r.resumed {
+        " (kept)".to_string()
+    } else if let Some(why) = &r.damaged {
+        format!(" (recomputed: {why})")
+    } else {
+        String::new()
+    };
+    println!(
+        "{:<18} {:>11} {:>13} {:>8.2}s  W {:>10}  D {:>10}  L {:>10}  longest win {:>4}{status}",
+        r.layer.to_string(),
+        r.states,
+        r.raw,
+        r.seconds,
+        r.wins,
+        r.draws,
+        r.losses,
+        r.longest_win
+    );
+}
+
+fn solve_run(args: SolveArgs) -> anyhow::Result<()> {
+    let v = variant(&args.variant)?;
+    threads(args.threads)?;
+    let dir = args.db.clone().unwrap_or_else(|| Database::default_dir(v));
+    let max_stones = args.max_stones.or((v == Variant::Nine).then_some(4));
+    print_solve_header(v, &dir, max_stones);
+    let started = Instant::now();
+    let opts = SolveOptions {
+        variant: v,
+        dir: dir.clone(),
+        max_stones,
+    };
+    let mut longest_moving = 0u16;
+    let (mut states, mut raw) = (0u64, 0u64);
+    let store = solve(&opts, |r| {
+        print_layer(r);
+        states += r.states;
+        raw += r.raw;
+        if r.layer.is_moving() {
+            longest_moving = longest_moving.max(r.longest_win);
+        }
+    })?;
+    print_solve_summary(v, &dir, max_stones, &store, states, raw, started);
+    println!(
+        "longest win in the moving phase: {longest_moving} turns (draw rule: {NO_PROGRESS_LIMIT} \
+         moves without a placement or removal{})",
+        if u32::from(longest_moving) < u32::from(NO_PROGRESS_LIMIT) {
+            ": no solved win is cut short by it"
+        } else {
+            ": SOME SOLVED WINS ARE LONGER THAN THE DRAW RULE ALLOWS"
+        }
+    );
+    if let Some(n) = max_stones {
+        print_next_layers(v, n);
+        return Ok(());
+    }
+    let db = Database::open(&dir, v)?;
+    let start = Position::start(v);
+    let value = db.value(&start)?;
+    println!("start position: {value} for White (the player to place first)");
+    if !args.no_reach {
+        print_reachable(v, &store);
+    }
+    Ok(())
+}
+
+fn print_solve_header(v: Variant, dir: &Path, max_stones: Option<u8>) {
+    println!(
+        "solving {} Men's Morris into {} on {} threads",
+        title(v),
+        dir.display(),
+        rayon::current_num_threads()
+    );
+    if let Some(n) = max_stones {
+        println!("moving-phase layers with at most {n} stones a side");
+    }
+    println!(
+        "{:<18} {:>11} {:>13} {:>9}  (layer = mover:opponent stones on the board, in hand; \
+         states symmetry-reduced, then unreduced)",
+        "layer", "states", "unreduced", "time"
+    );
+}
+
+fn print_solve_summary(
+    v: Variant,
+    dir: &Path,
+    max_stones: Option<u8>,
+    store: &Store,
+    states: u64,
+    raw: u64,
+    started: Instant,
+) {
+    let size: u64 = layers_to_solve(v, max_stones)
+        .iter()
+        .filter_map(|l| std::fs::metadata(dir.join(l.file_name())).ok())
+        .map(|m| m.len())
+        .sum();
+    println!(
+        "solved {} layers: {states} states ({raw} unreduced), {:.1} MB on disk, in {:.1}s",
+        store.map.len(),
+        size as f64 / 1e6,
+        started.elapsed().as_secs_f64()
+    );
+}
+
+/// What solving one more stone a side would add (Nine Men's Morris).
+fn print_next_layers(v: Variant, n: u8) {
+    let next = n + 1;
+    if next <= v.geometry().stones {
+        let mut extra = 0u64;
+        let mut extra_raw = 0u64;
+        for a in 3..=next {
+            for b in 3..=next {
+                if a.max(b) == next {
+                    let (n, r) = layer_size(v, Layer::moving(a, b));
+                    extra += n;
+                    extra_raw += r;
+                }
+            }
+        }
+        println!(
+            "--max-stones {next} would add {extra} states ({extra_raw} unreduced; \
+             about {:.0} MB of values and plies, and the solver holds about 24 bytes a state)",
+            extra as f64 * 2.25 / 1e6
+        );
+    }
+}
+
+/// The positions reachable from the start, counted several ways.
+fn print_reachable(v: Variant, store: &Store) {
+    let t = Instant::now();
+    let r = reachable(v, store);
+    println!(
+        "reachable from the start ({:.1}s; breadth-first search over the rules, \
+         ignoring the draw rules):",
+        t.elapsed().as_secs_f64()
+    );
+    println!(
+        "  positions between turns (stones, stones in hand, player to act; \
+         blocked players included): {} symmetry-reduced, {} unreduced",
+        r.positions, r.positions_raw
+    );
+    println!(
+        "  the same with colours identified (the solver's states): {} reduced, {} unreduced",
+        r.states, r.states_raw
+    );
+    println!(
+        "  positions with a removal pending: {} reduced, {} unreduced",
+        r.removing, r.removing_raw
+    );
+    println!(
+        "  final positions after a winning turn (two stones left{}): {} reduced, {} unreduced",
+        if v == Variant::Three {
+            ", or a line"
+        } else {
+            ""
+        },
+        r.ended,
+        r.ended_raw
+    );
+    println!(
+        "  between turns + removal pending: {} reduced, {} unreduced; all three: {} reduced, \
+         {} unreduced",
+        r.positions + r.removing,
+        r.positions_raw + r.removing_raw,
+        r.positions + r.removing + r.ended,
+        r.positions_raw + r.removing_raw + r.ended_raw
+    );
+}
+
+#[derive(clap::Args)]
+pub struct Args {
+    #[command(subcommand)]
+    command: MorrisCommand,
+}
+
+#[derive(clap::Subcommand)]
+enum MorrisCommand {
+    /// The state number of a position.
+    #[command(after_help = format!("Position format: {POSITION_FORMAT}"))]
+    Index {
+        #[arg(long)]
+        variant: String,
+        /// The position (see below), quoted.
+        position: String,
+        /// Also look its value and best actions up in this database
+        /// directory (default data/morris/<variant>, if there).
+        #[arg(long)]
+        db: Option<PathBuf>,
+    },
+    /// The position of a state number (the player to move is White when
+    /// the hands are equal, in the moving phase too).
+    #[command(after_help = format!("Position format: {POSITION_FORMAT}"))]
+    Position {
+        #[arg(long)]
+        variant: String,
+        number: u64,
+        /// Also look its value up in this database directory (default
+        /// data/morris/<variant>, if there).
+        #[arg(long)]
+        db: Option<PathBuf>,
+    },
+    /// The layers of a variant, their sizes and state-number offsets.
+    Layers {
+        #[arg(long)]
+        variant: String,
+    },
+}
+
+fn open_db(v: Variant, dir: Option<PathBuf>) -> anyhow::Result<Option<Database>> {
+    match dir {
+        Some(d) => Ok(Some(Database::open(&d, v)?)),
+        None => Ok(Database::open(&Database::default_dir(v), v).ok()),
+    }
+}
+
+fn run(args: Args) -> anyhow::Result<()> {
+    match args.command {
+        MorrisCommand::Index {
+            variant: name,
+            position,
+            db,
+        } => index(&name, &position, db),
+        MorrisCommand::Position {
+            variant: name,
+            number,
+            db,
+        } => position(&name, number, db),
+        MorrisCommand::Layers { variant: name } => layers(&name),
+    }
+}
+
+/// `morris index`: a position's layer, index and state number.
+fn index(name: &str, position: &str, db: Option<PathBuf>) -> anyhow::Result<()> {
+    let v = variant(name)?;
+    let pos = parse_position(v, position).map_err(anyhow::Error::msg)?;
+    let (layer, m, o) = locate(&pos).map_err(anyhow::Error::msg)?;
+    let ix = LayerIndex::build(v, layer);
+    let (key, sym) = canonical_with(v.geometry(), m, o);
+    let i = ix
+        .index_of_key(key)
+        .context("the position is in no layer")?;
+    let numbering = Numbering::new(v);
+    let offset = numbering.offset(layer).context("layer offset")?;
+    println!("{pos}");
+    println!("{}", position_text(&pos));
+    println!("layer {layer}: index {i} of {}", ix.len());
+    println!("state number {}", offset + u64::from(i));
+    let (cm, co) = ix.masks(i);
+    println!(
+        "canonical form (symmetry {sym}): {}",
+        state_text(v, layer, cm, co)
+    );
+    if let Some(db) = open_db(v, db)? {
+        lookup(&db, &pos);
+    }
+    Ok(())
+}
+
+/// `morris position`: the position of a state number.
+fn position(name: &str, number: u64, db: Option<PathBuf>) -> anyhow::Result<()> {
+    let v = variant(name)?;
+    let numbering = Numbering::new(v);
+    let (layer, i) = numbering.locate(number).map_err(anyhow::Error::msg)?;
+    let ix = LayerIndex::build(v, layer);
+    let Ok(i) = u32::try_from(i) else {
+        bail!("index {i} too large")
+    };
+    if i as usize >= ix.len() {
+        bail!(
+            "state number {number}: index {i} is past layer {layer}'s {} states",
+            ix.len()
+        );
+    }
+    let (m, o) = ix.masks(i);
+    let text = state_text(v, layer, m, o);
+    println!("{text}");
+    println!("layer {layer}, index {i}; {} to act", mover_colour(layer));
+    match parse_position(v, &text) {
+        Ok(pos) => {
+            println!("{pos}");
+            if let Some(db) = open_db(v, db)? {
+                lookup(&db, &pos);
+            }
+        }
+        Err(e) => println!("(a finished position: {e})"),
+    }
+    Ok(())
+}
+
+/// `morris layers`: every layer with its size and state-number offset.
+fn layers(name: &str) -> anyhow::Result<()> {
+    let v = variant(name)?;
+    let numbering = Numbering::new(v);
+    println!(
+        "{:<18} {:>14} {:>14} {:>16}",
+        "layer", "offset", "states", "unreduced"
+    );
+    for (l, off, n, raw) in &numbering.layers {
+        println!("{:<18} {off:>14} {n:>14} {raw:>16}", l.to_string());
+    }
+    let raw: u64 = numbering.layers.iter().map(|e| e.3).sum();
+    println!(
+        "{} layers, {} states ({raw} unreduced); layer = mover:opponent stones on the \
+         board, in hand",
+        numbering.layers.len(),
+        numbering.total
+    );
+    Ok(())
+}
+
+fn lookup(db: &Database, pos: &Position) {
+    match db.action_values(pos) {
+        Ok(mut values) => {
+            let best = values.iter().map(|(_, v)| v.rank()).max().unwrap_or(0);
+            values.sort_by_key(|(_, v)| -v.rank());
+            let value = values.first().map(|(_, v)| *v);
+            if let Some(v) = value {
+                println!("value for {}: {v}", pos.to_act());
+            }
+            let line: Vec<String> = values
+                .iter()
+                .map(|(a, v)| {
+                    let mark = if v.rank() == best { "*" } else { "" };
+                    let short = match v.outcome {
+                        Outcome::Win => format!("W{}", v.plies),
+                        Outcome::Draw => "D".into(),
+                        Outcome::Loss => format!("L{}", v.plies),
+                    };
+                    format!("{a}{mark}={short}")
+                })
+                .collect();
+            println!("actions (* best): {}", line.join(" "));
+        }
+        Err(e) => println!("database: {e}"),
+    }
+}
+
+fn tally_line(name: &str, t: &Tally) -> String {
+    format!(
+        "{name:<18} {:>6} decisions: {} keep the value, {} optimal; critical {}/{} = {}{}",
+        t.decisions,
+        pct(t.preserving_share()),
+        pct(t.optimal_share()),
+        t.critical_preserving,
+        t.critical,
+        pct(t.critical_share()),
+        if t.unsolved > 0 {
+            format!(" ({} outside the solved layers)", t.unsolved)
+        } else {
+            String::new()
+        }
+    )
+}
+
+fn print_text(player: &str, report: &GradeReport, mistakes: bool) {
+    println!("graded: {player}");
+    println!("{}", tally_line("own games", &report.own_games));
+    println!(
+        "{}",
+        tally_line("random positions", &report.random_positions)
+    );
+    if let Some(v) = &report.value_head {
+        println!(
+            "value head         {:>6} positions: {:.1}% right (win/draw/loss, rows truth, columns guess: {:?})",
+            v.positions(),
+            100.0 * v.accuracy(),
+            v.confusion
+        );
+    }
+    if !report.endgame.is_empty() {
+        for (layer, t) in &report.endgame {
+            println!("{}", tally_line(&format!("endgame {layer}"), t));
+        }
+        println!("{}", tally_line("endgame, all", &endgame_total(report)));
+    }
+    if let Some(v) = &report.endgame_value_head {
+        println!(
+            "value head, endgame {:>5} positions: {:.1}% right (confusion {:?})",
+            v.positions(),
+            100.0 * v.accuracy(),
+            v.confusion
+        );
+    }
+    let p = &report.versus_perfect;
+    let n = p.wins + p.draws + p.losses;
+    if n > 0 {
+        println!(
+            "vs perfect         {n:>6} games: {} wins, {} draws, {} losses (score {:.1}%; a draw is the best possible)",
+            p.wins,
+            p.draws,
+            p.losses,
+            100.0 * (f64::from(p.wins) + 0.5 * f64::from(p.draws)) / f64::from(n)
+        );
+        println!(
+            "{}",
+            tally_line("  its decisions", &report.versus_perfect_decisions)
+        );
+    }
+    if mistakes {
+        for m in &report.mistakes {
+            println!("\n{m}");
+        }
+        if !report.versus_perfect_mistakes.is_empty() {
+            println!("\nin games against perfect:");
+            for m in &report.versus_perfect_mistakes {
+                println!("\n{m}");
+            }
+        }
+    }
+}
+
+fn endgame_total(report: &GradeReport) -> Tally {
+    report
+        .endgame
+        .values()
+        .fold(Tally::default(), |a, t| a.merged(t))
+}
+
+/// `grade` for Morris: the player's decisions against the solved
+/// database ([`super::grade`]), printed.
+pub(crate) fn grade(game: &Morris, req: &GradeRequest) -> anyhow::Result<()> {
+    let spec = &req.spec;
+    let variant = game.variant();
+    // Fail on a bad spec before the database loads.
+    parse_game_player(game, spec, 0).with_context(|| format!("player `{spec}`"))?;
+    let dir = req
+        .db
+        .clone()
+        .unwrap_or_else(|| Database::default_dir(game.rules));
+    let missing = || {
+        format!(
+            "no {variant} database at {} (make it: yinsh-zero solve --variant {variant})",
+            dir.display()
+        )
+    };
+    let db = Arc::new(Database::open(&dir, game.rules).with_context(missing)?);
+    ensure!(db.layers().next().is_some(), missing());
+    let mut head = match &req.checkpoint {
+        Some(c) => Some(checkpoint::load_evaluator(game, c, req.backend)?),
+        None => None,
+    };
+    let opts = GradeOptions {
+        own_games: req.games,
+        random_positions: req.positions,
+        perfect_games: req.vs_perfect,
+        random_opening: req.opening,
+        endgame_positions: req.endgame,
+        seed: req.seed,
+    };
+    let mut make = |seed: u64| parse_game_player(game, spec, seed).map_err(|e| e.to_string());
+    let report = super::grade::grade(
+        game,
+        &db,
+        &mut make,
+        head.as_mut()
+            .map(|h| h as &mut dyn crate::evaluator::Evaluator<_>),
+        &opts,
+    )?;
+    if req.json {
+        println!(
+            "{}",
+            json!({
+                "player": spec,
+                "variant": variant,
+                "own_games": report.own_games,
+                "own_games_preserving_share": report.own_games.preserving_share(),
+                "random_positions": report.random_positions,
+                "random_positions_preserving_share": report.random_positions.preserving_share(),
+                "value_head": report.value_head,
+                "value_head_accuracy": report.value_head.as_ref().map(|v| v.accuracy()),
+                "endgame": report.endgame,
+                "endgame_total": endgame_total(&report),
+                "endgame_optimal_share": endgame_total(&report).optimal_share(),
+                "endgame_preserving_share": endgame_total(&report).preserving_share(),
+                "endgame_value_head": report.endgame_value_head,
+                "endgame_value_head_accuracy": report.endgame_value_head.as_ref().map(|v| v.accuracy()),
+                "versus_perfect": report.versus_perfect,
+                "versus_perfect_decisions": report.versus_perfect_decisions,
+                "mistakes": report.mistakes,
+                "versus_perfect_mistakes": report.versus_perfect_mistakes,
+            })
+        );
+    } else {
+        print_text(spec, &report, req.mistakes);
+    }
+    Ok(())
+}
