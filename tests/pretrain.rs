@@ -18,8 +18,9 @@ use yinsh_zero::checkpoint;
 use yinsh_zero::game::{Color, GameResult, State};
 use yinsh_zero::replay::record;
 use yinsh_zero::run::RunDir;
+use yinsh_zero::run::config::PretrainConfig;
 use yinsh_zero::run::config::{DEFAULT_CONFIG, RunConfig};
-use yinsh_zero::run::pretrain::{PretrainConfig, play_teacher_games, samples, warm_start};
+use yinsh_zero::run::pretrain::{play_teacher_games, samples, warm_start};
 use yinsh_zero::run::train_loop::train;
 
 /// A tic-tac-toe run whose generation 0 imitates a perfect player.

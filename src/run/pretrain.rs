@@ -25,10 +25,9 @@ use std::time::Instant;
 
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
-use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use super::config::RunConfig;
+use super::config::{PretrainConfig, RunConfig};
 use super::dir::RunDir;
 use super::metrics::{MetricsLog, fields};
 use super::progress::Phase;
@@ -40,112 +39,6 @@ use crate::replay::window::{ReplayWindow, WindowConfig};
 use crate::train::Trainer;
 use crate::train::config::{LrSchedule, TrainConfig};
 use crate::util::sub_seed;
-
-/// The `[pretrain]` table: the teacher, how many of its games, and how
-/// long to learn from them.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct PretrainConfig {
-    /// Teacher games before the first generation (0 = no warm start: the
-    /// run starts from random weights).
-    pub games: u64,
-    /// The teacher: a player spec (`yinsh-zero match --help`), no networks.
-    pub teacher: String,
-    /// Passes over the teacher's positions (gradient steps = epochs x
-    /// positions / `[train] batch_size`).
-    pub epochs: f64,
-    /// The warm start's peak learning rate: it is its own, apart from
-    /// `[train] learning_rate`, because self-play after a warm start pays
-    /// at a lower rate than the warm start learns at (`docs/strength.md`).
-    pub learning_rate: f64,
-    /// The learning rate decays (cosine) from `learning_rate` to this
-    /// share of it over the warm start's steps (1 = constant): the network
-    /// it leaves is the annealed one, not one noisy step of many.
-    pub lr_floor: f64,
-    /// Share of each policy target spread evenly over all legal actions;
-    /// the rest is on the teacher's move.
-    pub label_smoothing: f32,
-    /// Up to this many opening decisions made at random (YINSH: ring
-    /// placements), so that a deterministic teacher's games differ.
-    /// Formerly `random_placements`, still read.
-    #[serde(alias = "random_placements")]
-    pub opening_moves: u32,
-    /// Threads playing teacher games (0 = one per core).
-    pub workers: usize,
-    /// Complete games per record file.
-    pub games_per_file: usize,
-}
-
-impl Default for PretrainConfig {
-    fn default() -> Self {
-        PretrainConfig {
-            games: 3000,
-            teacher: "alphabeta:depth=3".into(),
-            epochs: 1.5,
-            learning_rate: 0.001,
-            lr_floor: 0.1,
-            label_smoothing: 0.1,
-            opening_moves: 6,
-            workers: 0,
-            games_per_file: 32,
-        }
-    }
-}
-
-impl PretrainConfig {
-    /// Checks the values, naming the first bad key; `game`/`variant` check
-    /// the teacher's spec.
-    pub fn validate(&self, game: &str, variant: &str) -> Result<(), String> {
-        if self.games == 0 {
-            return Ok(());
-        }
-        let name = self.teacher.split(':').next().unwrap_or_default();
-        if name.starts_with("net-") || name == "cmd" {
-            return Err(format!(
-                "pretrain.teacher: `{}` is not a classical player (networks and external \
-                 programs cannot teach)",
-                self.teacher
-            ));
-        }
-        crate::games::check_player_spec(game, variant, &self.teacher)
-            .map_err(|e| format!("pretrain.teacher: {e}"))?;
-        if !(self.epochs.is_finite() && self.epochs > 0.0) {
-            return Err(format!(
-                "pretrain.epochs must be more than 0, got {}",
-                self.epochs
-            ));
-        }
-        if !(self.learning_rate.is_finite() && self.learning_rate > 0.0) {
-            return Err(format!(
-                "pretrain.learning_rate must be more than 0, got {}",
-                self.learning_rate
-            ));
-        }
-        if !(self.lr_floor > 0.0 && self.lr_floor <= 1.0) {
-            return Err(format!(
-                "pretrain.lr_floor must be within 0 (excluded) and 1, got {}",
-                self.lr_floor
-            ));
-        }
-        if !(0.0..1.0).contains(&self.label_smoothing) {
-            return Err(format!(
-                "pretrain.label_smoothing must be within 0..1, got {}",
-                self.label_smoothing
-            ));
-        }
-        if self.games_per_file == 0 {
-            return Err("pretrain.games_per_file must be at least 1".into());
-        }
-        Ok(())
-    }
-
-    fn worker_count(&self) -> usize {
-        match self.workers {
-            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
-            n => n,
-        }
-    }
-}
 
 /// What the teacher's games gave.
 #[derive(Clone, Debug, Default, PartialEq)]

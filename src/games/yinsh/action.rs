@@ -9,7 +9,8 @@ use std::fmt;
 
 pub use crate::game::Color;
 
-use super::point::{Axis, CELLS, Direction, Point, ray, window};
+use super::lines::{ray, window};
+use super::point::{Axis, CELLS, Direction, Point};
 
 /// One decision.
 ///

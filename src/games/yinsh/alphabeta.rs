@@ -15,7 +15,7 @@ use rand::seq::SliceRandom;
 use rand::{SeedableRng, rngs::SmallRng};
 
 use crate::arena::{MoveInfo, Player};
-use crate::games::yinsh::point::{VALID, WINDOWS, between};
+use crate::games::yinsh::lines::{VALID, WINDOWS, between};
 use crate::games::yinsh::{ACTION_SPACE, Action, Bitboard, Color, Decision, Position};
 
 /// Score of a won game (minus the plies it takes, so faster wins score higher).

@@ -5,7 +5,7 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
 use crate::arena::Player;
-use crate::games::yinsh::point::five_starts;
+use crate::games::yinsh::lines::five_starts;
 use crate::games::yinsh::{Action, ActionList, Axis, Color, Decision, Position};
 
 /// Score of a won game; a lost one scores its negative.

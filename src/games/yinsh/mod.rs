@@ -9,6 +9,7 @@ pub mod commands;
 pub mod encode;
 mod game;
 pub mod greedy;
+pub mod lines;
 pub mod notation;
 pub mod packed;
 mod players;

@@ -5,7 +5,8 @@ use serde::{Deserialize, Serialize};
 
 use super::action::Color;
 use super::bitboard::Bitboard;
-use super::point::{Axis, VALID, five_starts};
+use super::lines::{VALID, five_starts};
+use super::point::Axis;
 use super::position::{Decision, EndReason, MARKERS, Position, RINGS, Variant};
 
 /// The latest turn a position read from outside may be at. A turn is a

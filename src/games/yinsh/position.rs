@@ -18,7 +18,8 @@ use serde::{Deserialize, Serialize};
 
 use super::action::{Action, Color};
 use super::bitboard::Bitboard;
-use super::point::{Axis, Direction, Point, VALID, five_starts, ray};
+use super::lines::{VALID, five_starts, ray};
+use super::point::{Axis, Direction, Point};
 
 /// Markers in the common pool at the start.
 pub const MARKERS: u32 = 51;
@@ -510,7 +511,7 @@ impl Position {
             }
             Action::Move { from, to } => {
                 self.rings[mi] = self.rings[mi].without(from).with(to);
-                let flip = super::point::between(from, to) & (self.markers[0] | self.markers[1]);
+                let flip = super::lines::between(from, to) & (self.markers[0] | self.markers[1]);
                 self.markers[0] ^= flip;
                 self.markers[1] ^= flip;
                 self.markers[mi] = self.markers[mi].with(from);
@@ -529,7 +530,7 @@ impl Position {
                 }
             }
             Action::RemoveRow { start, axis } => {
-                let w = super::point::WINDOWS[start.index()][axis.index()];
+                let w = super::lines::WINDOWS[start.index()][axis.index()];
                 self.markers[mi] &= !w;
                 self.decision = Decision::RemoveRing;
             }

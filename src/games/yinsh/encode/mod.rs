@@ -20,7 +20,8 @@ pub mod planes;
 
 pub use planes::INPUT_PLANES;
 
-use crate::games::yinsh::point::{CELLS, VALID};
+use crate::games::yinsh::lines::VALID;
+use crate::games::yinsh::point::CELLS;
 use crate::games::yinsh::position::MARKERS;
 use crate::games::yinsh::{Decision, Position};
 
