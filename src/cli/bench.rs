@@ -1,22 +1,12 @@
 //! `yinsh-zero bench <what>`: speed of one hot path.
 
-use std::time::Instant;
-
 use anyhow::ensure;
 use clap::Subcommand;
-use rand::rngs::SmallRng;
-use rand::{Rng, SeedableRng};
-use serde::Serialize;
 
 use yinsh_zero::arena::GamePlayers;
-use yinsh_zero::bench::{
-    SelfPlayBench, TrainBench, bench_engine, bench_selfplay, bench_train, bench_workers,
-};
-use yinsh_zero::game::Game;
-use yinsh_zero::games::yinsh::alphabeta::{AlphaBetaConfig, AlphaBetaPlayer};
-use yinsh_zero::games::yinsh::{Decision, Position, Yinsh, parse_player};
-use yinsh_zero::games::{GameTask, with_game};
-use yinsh_zero::mcts::{SearchConfig, bench_search, bench_search_with};
+use yinsh_zero::bench::{SelfPlayBench, TrainBench, bench_selfplay, bench_train, bench_workers};
+use yinsh_zero::games::{GAMES, GameTask, default_variant, with_game};
+use yinsh_zero::mcts::{SearchBench, SearchConfig, bench_search, bench_search_with};
 use yinsh_zero::nn::{BenchOptions, NnError, bench_nn};
 use yinsh_zero::nn::{InferenceOptions, NetEvaluator};
 use yinsh_zero::run::config::RunConfig;
@@ -31,9 +21,10 @@ pub struct Args {
 /// What to measure.
 #[derive(Subcommand)]
 pub enum What {
-    /// The rules engine on one thread: random games, legal action and
-    /// ring-move generation per second.
-    Engine(EngineArgs),
+    /// A game's own benchmarks (YINSH: `engine`, the rules engine;
+    /// `baselines`, its classical players).
+    #[command(flatten)]
+    Game(yinsh_zero::games::GameBench),
     /// The tree search on one thread with games in flight as in self-play:
     /// simulations per second with a uniform evaluator (search overhead alone).
     Search(SearchArgs),
@@ -42,10 +33,6 @@ pub enum What {
     /// Real self-play at a config (default: the default config) with a fresh
     /// network: games/hour, network positions/s, network time share, CPU use.
     Selfplay(SelfplayArgs),
-    /// The baseline players on one thread, over the same sampled
-    /// movement-phase positions: alpha-beta nodes/s at depths 2 and 3,
-    /// mcts-rollout playouts/s, greedy decisions/s.
-    Baselines(BaselinesArgs),
     /// Training: samples/s through gradient steps at the config's network and batch.
     Train(TrainArgs),
     /// Self-play workers (`yinsh-zero worker`) of a run at a location, as
@@ -73,6 +60,9 @@ pub struct WorkersArgs {
 
 #[derive(clap::Args)]
 pub struct NnArgs {
+    /// The game whose network or search is timed.
+    #[arg(long, default_value = GAMES[0])]
+    pub game: String,
     /// Seconds per batch size.
     #[arg(long, default_value_t = 1.0)]
     pub seconds: f64,
@@ -94,22 +84,6 @@ pub struct NnArgs {
     pub json: bool,
     #[command(flatten)]
     pub backend: super::BackendArg,
-}
-
-#[derive(clap::Args)]
-pub struct BaselinesArgs {
-    /// Seconds to measure each player for.
-    #[arg(long, default_value_t = 2.0)]
-    pub seconds: f64,
-    /// Playouts per mcts-rollout decision.
-    #[arg(long, default_value_t = 1000)]
-    pub playouts: u32,
-    /// Seed of the sampled positions.
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
-    /// Print one JSON object instead of text.
-    #[arg(long)]
-    pub json: bool,
 }
 
 #[derive(clap::Args)]
@@ -146,24 +120,11 @@ pub struct TrainArgs {
     pub backend: super::BackendArg,
 }
 
-/// One baseline's speed.
-#[derive(Serialize)]
-struct BaselineSpeed {
-    player: String,
-    /// `nodes`, `playouts` or `decisions`.
-    unit: &'static str,
-    per_s: f64,
-    /// Decisions searched, and the mean per decision of `unit`.
-    decisions: u64,
-    /// Whether the sampled positions ran out and were searched again (the
-    /// transposition table then flatters alpha-beta).
-    repeated: bool,
-    per_decision: f64,
-    seconds: f64,
-}
-
 #[derive(clap::Args)]
 pub struct SearchArgs {
+    /// The game whose network or search is timed.
+    #[arg(long, default_value = GAMES[0])]
+    pub game: String,
     /// Seconds to measure for.
     #[arg(long, default_value_t = 3.0)]
     pub seconds: f64,
@@ -183,23 +144,12 @@ pub struct SearchArgs {
     pub backend: super::BackendArg,
 }
 
-#[derive(clap::Args)]
-pub struct EngineArgs {
-    /// Seconds to measure for, split over the three measurements.
-    #[arg(long, default_value_t = 3.0)]
-    pub seconds: f64,
-    /// Print one JSON object instead of text.
-    #[arg(long)]
-    pub json: bool,
-}
-
 pub fn run(args: Args) -> anyhow::Result<()> {
     match args.what {
-        What::Engine(a) => engine(a),
+        What::Game(b) => b.run(),
         What::Search(a) => search(a),
         What::Nn(a) => nn(a),
         What::Selfplay(a) => selfplay(a),
-        What::Baselines(a) => baselines(a),
         What::Train(a) => train(a),
         What::Workers(a) => workers(a),
     }
@@ -229,7 +179,15 @@ fn nn(args: NnArgs) -> anyhow::Result<()> {
         native_cpu: !args.burn_graph,
         ..BenchOptions::default()
     };
-    let b = bench_nn(&Yinsh::standard(), &opts)?;
+    struct Nn(BenchOptions);
+    impl GameTask for Nn {
+        type Output = Result<yinsh_zero::nn::NnBench, NnError>;
+        fn run<G: GamePlayers>(self, game: G) -> Self::Output {
+            bench_nn(&game, &self.0)
+        }
+    }
+    let variant = default_variant(&args.game)?;
+    let b = with_game(&args.game, variant, Nn(opts))??;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&b)?);
     } else {
@@ -348,6 +306,30 @@ fn selfplay(args: SelfplayArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The search over a uniform evaluator and over a fresh default network,
+/// from the game's start.
+struct Search<'a> {
+    args: &'a SearchArgs,
+    cfg: &'a SearchConfig,
+    model: yinsh_zero::nn::ModelConfig,
+    backend: yinsh_zero::nn::BackendKind,
+}
+
+impl GameTask for Search<'_> {
+    type Output = anyhow::Result<(SearchBench, SearchBench)>;
+    fn run<G: GamePlayers>(self, game: G) -> Self::Output {
+        let (args, start) = (self.args, game.start());
+        let uniform = bench_search(&start, args.seconds, self.cfg, args.games, 1);
+        // The same search with the default network, one inference thread,
+        // as one self-play worker runs it.
+        let device = self.backend.device()?;
+        let model = self.model.init(&game.net_shape(), &device);
+        let mut net = NetEvaluator::new(game, model, device, InferenceOptions::default())?;
+        let with_net = bench_search_with(&start, args.seconds, self.cfg, args.games, 1, &mut net);
+        Ok((uniform, with_net))
+    }
+}
+
 fn search(args: SearchArgs) -> anyhow::Result<()> {
     check_seconds(args.seconds)?;
     ensure!(args.sims > 0, "--sims must be at least 1");
@@ -357,25 +339,16 @@ fn search(args: SearchArgs) -> anyhow::Result<()> {
         ..SearchConfig::default()
     };
     cfg.validate()?;
-    let uniform = bench_search(&Position::new(), args.seconds, &cfg, args.games, 1);
-    // The same search with the default network, one inference thread, as
-    // one self-play worker runs it.
     let default = RunConfig::load(None)?;
-    let device = args.backend.choose(default.run.backend).device()?;
-    let game = Yinsh::standard();
-    let model = default
-        .model
-        .to_model_config()
-        .init(&game.net_shape(), &device);
-    let mut net = NetEvaluator::new(game, model, device, InferenceOptions::default())?;
-    let with_net = bench_search_with(
-        &Position::new(),
-        args.seconds,
-        &cfg,
-        args.games,
-        1,
-        &mut net,
-    );
+    let backend = args.backend.choose(default.run.backend);
+    let variant = default_variant(&args.game)?;
+    let task = Search {
+        args: &args,
+        cfg: &cfg,
+        model: default.model.to_model_config(),
+        backend,
+    };
+    let (uniform, with_net) = with_game(&args.game, variant, task)??;
     let report = serde_json::json!({
         "sims_per_s": with_net.sims_per_s_uniform,
         "sims_per_s_uniform": uniform.sims_per_s_uniform,
@@ -401,145 +374,6 @@ fn search(args: SearchArgs) -> anyhow::Result<()> {
             "simulations/s, uniform evaluator:       {:>10.0}  (search overhead alone)",
             uniform.sims_per_s_uniform
         );
-    }
-    Ok(())
-}
-
-fn engine(args: EngineArgs) -> anyhow::Result<()> {
-    check_seconds(args.seconds)?;
-    let b = bench_engine(args.seconds);
-    if args.json {
-        println!("{}", serde_json::to_string_pretty(&b)?);
-    } else {
-        println!("engine benchmark, one thread, {:.1} s", b.seconds);
-        println!(
-            "random games:        {:>12.0} /s  ({} games, {:.0} decisions/s)",
-            b.random_games_per_s, b.random_games, b.decisions_per_s
-        );
-        println!(
-            "legal action lists:  {:>12.0} /s  (over {} sampled positions)",
-            b.movegen_per_s, b.sampled_positions
-        );
-        println!(
-            "ring-move generation:{:>12.0} /s  (all rings of the side to move)",
-            b.ring_movegen_per_s
-        );
-    }
-    Ok(())
-}
-
-/// Movement-phase positions (more than one legal decision) from random
-/// games, where the baselines spend nearly all their time.
-fn sample_positions(seed: u64, n: usize) -> Vec<Position> {
-    let mut rng = SmallRng::seed_from_u64(seed);
-    let mut out = Vec::with_capacity(n);
-    while out.len() < n {
-        let mut pos = Position::new();
-        let stop = rng.random_range(12..60);
-        while !pos.is_over() && pos.turn() < stop {
-            let legal = pos.legal_actions();
-            pos.play_unchecked(legal[rng.random_range(0..legal.len())]);
-        }
-        if !pos.is_over() && pos.decision() == Decision::MoveRing && pos.legal_action_count() > 1 {
-            out.push(pos);
-        }
-    }
-    out
-}
-
-/// Runs `decide` over `positions` in turn until `seconds` pass; `decide`
-/// returns the work units of one decision.
-fn measure(
-    player: String,
-    unit: &'static str,
-    seconds: f64,
-    positions: &[Position],
-    mut decide: impl FnMut(&Position) -> u64,
-) -> BaselineSpeed {
-    let clock = Instant::now();
-    let (mut work, mut decisions) = (0u64, 0u64);
-    while decisions == 0 || clock.elapsed().as_secs_f64() < seconds {
-        work += decide(&positions[decisions as usize % positions.len()]);
-        decisions += 1;
-    }
-    let elapsed = clock.elapsed().as_secs_f64();
-    BaselineSpeed {
-        player,
-        unit,
-        per_s: work as f64 / elapsed,
-        decisions,
-        repeated: decisions as usize > positions.len(),
-        per_decision: work as f64 / decisions as f64,
-        seconds: elapsed,
-    }
-}
-
-fn baselines(args: BaselinesArgs) -> anyhow::Result<()> {
-    check_seconds(args.seconds)?;
-    ensure!(args.playouts > 0, "--playouts must be at least 1");
-    // Many distinct positions, so that alpha-beta's transposition table
-    // (kept from decision to decision, as in a game) does not serve repeats.
-    let positions = sample_positions(args.seed, 4096);
-    let mut out = Vec::new();
-    for depth in [2, 3] {
-        let mut ab = AlphaBetaPlayer::new(
-            AlphaBetaConfig {
-                depth,
-                ..AlphaBetaConfig::default()
-            },
-            args.seed,
-        );
-        out.push(measure(
-            format!("alphabeta:depth={depth}"),
-            "nodes",
-            args.seconds,
-            &positions,
-            |p| ab.search(p).nodes,
-        ));
-    }
-    let spec = format!("mcts-rollout:playouts={}", args.playouts);
-    let mut mcts = parse_player(&spec, args.seed)?;
-    out.push(measure(spec, "playouts", args.seconds, &positions, |p| {
-        // A fresh game each time, so no tree is reused from the last position.
-        mcts.new_game(p);
-        mcts.choose(p);
-        mcts.info().and_then(|i| i.nodes).unwrap_or(0)
-    }));
-    let mut greedy = parse_player("greedy", args.seed)?;
-    out.push(measure(
-        "greedy".into(),
-        "decisions",
-        args.seconds,
-        &positions,
-        |p| {
-            greedy.choose(p);
-            1
-        },
-    ));
-    if args.json {
-        println!("{}", serde_json::to_string_pretty(&out)?);
-    } else {
-        println!(
-            "baseline benchmark, one thread, {} sampled movement-phase positions",
-            positions.len()
-        );
-        for b in &out {
-            println!(
-                "{:<28} {:>12.0} {}/s  ({} decisions, {:.0} {} per decision, {:.1} s){}",
-                b.player,
-                b.per_s,
-                b.unit,
-                b.decisions,
-                b.per_decision,
-                b.unit,
-                b.seconds,
-                if b.repeated {
-                    "  (positions repeated)"
-                } else {
-                    ""
-                }
-            );
-        }
     }
     Ok(())
 }

@@ -110,6 +110,22 @@ impl GameCommand {
     }
 }
 
+/// The games' own benchmarks (each game's `commands.rs`), which `bench`
+/// lists beside the generic ones.
+#[derive(clap::Subcommand)]
+pub enum GameBench {
+    #[command(flatten)]
+    Yinsh(yinsh::commands::BenchCommand),
+}
+
+impl GameBench {
+    pub fn run(self) -> anyhow::Result<()> {
+        match self {
+            GameBench::Yinsh(b) => b.run(),
+        }
+    }
+}
+
 /// Work to do with a game whose type is known only at run time.
 pub trait GameTask {
     type Output;

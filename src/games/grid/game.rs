@@ -203,17 +203,7 @@ impl Game for Grid {
     }
 
     fn parse_action(&self, state: &Position, text: &str) -> Result<ActionOf<Self>, String> {
-        let (step, name) = match text.strip_prefix('G') {
-            Some(rest) => (true, rest),
-            None => (false, text),
-        };
-        let s = Square::parse(name)
-            .ok_or_else(|| format!("`{text}` is neither a point like e5 nor a step like Ge5"))?;
-        let action = if step {
-            Action::Step(s)
-        } else {
-            Action::Place(s)
-        };
+        let action: Action = text.parse()?;
         let mut probe = *state;
         probe.play(action).map_err(|e| e.reason)?;
         Ok(action)

@@ -36,6 +36,36 @@ impl fmt::Display for Action {
     }
 }
 
+/// The text of an action (`Ge6`, `e6`), read without a board: whether the
+/// square is a point of one, and the action legal, is the position's
+/// question.
+impl std::str::FromStr for Action {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Action, String> {
+        let (step, name) = match text.strip_prefix('G') {
+            Some(rest) => (true, rest),
+            None => (false, text),
+        };
+        let s = Square::parse(name)
+            .ok_or_else(|| format!("`{text}` is neither a point like e5 nor a step like Ge5"))?;
+        Ok(if step {
+            Action::Step(s)
+        } else {
+            Action::Place(s)
+        })
+    }
+}
+
+impl Action {
+    /// The point the action names.
+    pub fn square(self) -> Square {
+        match self {
+            Action::Step(s) | Action::Place(s) => s,
+        }
+    }
+}
+
 /// Legal actions: at most 4 steps, or a placement on any empty point.
 pub type Actions = ArrayVec<Action, 128>;
 

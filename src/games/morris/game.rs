@@ -264,20 +264,11 @@ impl Game for Morris {
     }
 
     fn parse_action(&self, state: &Position, text: &str) -> Result<ActionOf<Self>, String> {
+        let action: Action = text.parse()?;
         let geo = self.rules.geometry();
-        let square = |t: &str| -> Result<Square, String> {
-            let s = Square::parse(t).ok_or_else(|| format!("`{t}` is not a point name like a1"))?;
-            geo.point_at(s)
-                .map(|_| s)
-                .ok_or_else(|| format!("{s} is not a point of the {} board", self.rules))
-        };
-        let action = if let Some(rest) = text.strip_prefix('x') {
-            Action::Remove(square(rest)?)
-        } else if let Some((a, b)) = text.split_once('-') {
-            Action::Move(square(a)?, square(b)?)
-        } else {
-            Action::Place(square(text)?)
-        };
+        if let Some(s) = action.squares().find(|&s| geo.point_at(s).is_none()) {
+            return Err(format!("{s} is not a point of the {} board", self.rules));
+        }
         let mut probe = state.clone();
         probe.play(action).map_err(|e| e.reason)?;
         Ok(action)

@@ -48,6 +48,37 @@ impl fmt::Display for Action {
     }
 }
 
+/// The text of an action (`d2`, `d2-d3`, `xd5`), read without a board:
+/// whether its squares are points of one is the board's question
+/// ([`Game::parse_action`](crate::game::Game::parse_action) and the page
+/// ask it).
+impl std::str::FromStr for Action {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Action, String> {
+        let square =
+            |t: &str| Square::parse(t).ok_or_else(|| format!("`{t}` is not a point name like a1"));
+        Ok(if let Some(rest) = text.strip_prefix('x') {
+            Action::Remove(square(rest)?)
+        } else if let Some((a, b)) = text.split_once('-') {
+            Action::Move(square(a)?, square(b)?)
+        } else {
+            Action::Place(square(text)?)
+        })
+    }
+}
+
+impl Action {
+    /// The squares the action names, in the order it writes them.
+    pub fn squares(self) -> impl Iterator<Item = Square> {
+        let (a, b) = match self {
+            Action::Place(s) | Action::Remove(s) => (s, None),
+            Action::Move(a, b) => (a, Some(b)),
+        };
+        std::iter::once(a).chain(b)
+    }
+}
+
 /// The legal actions of a position (at most 18 empty points times 3 flying
 /// stones, or 24 placements, or 9 moving stones times 4 steps).
 pub type Actions = ArrayVec<Action, 64>;

@@ -4,6 +4,7 @@
 
 pub mod action;
 pub mod alphabeta;
+pub mod bench;
 pub mod bitboard;
 pub mod commands;
 pub mod encode;

@@ -79,28 +79,24 @@ pub fn grid_spec(spec: &str, max: Duration) -> Result<String, GameError> {
 /// forbid in `pos`, is [`GameError::Illegal`].
 pub fn parse_action(pos: &Position, text: &str) -> Result<Action, GameError> {
     let text = text.trim();
-    let (step, name) = match text.strip_prefix('G') {
-        Some(rest) => (true, rest),
-        None => (false, text),
-    };
-    let square = Square::parse(name)
-        .filter(|s| s.to_string() == name)
+    // The page writes actions as the rules print them; anything else is
+    // refused as malformed rather than guessed at.
+    let action = text
+        .parse::<Action>()
+        .ok()
+        .filter(|a| a.to_string() == text)
         .ok_or_else(|| {
             GameError::BadRequest(format!(
                 "`{text}` is no grid action: write a step of Green like `Ge6` or a Red stone like `d5`"
             ))
         })?;
+    let square = action.square();
     if pos.cell(square).is_none() {
         return Err(GameError::Illegal(format!(
             "`{text}`: {square} is not a point of the {0} x {0} board",
             pos.side()
         )));
     }
-    let action = if step {
-        Action::Step(square)
-    } else {
-        Action::Place(square)
-    };
     let mut probe = *pos;
     probe
         .play(action)

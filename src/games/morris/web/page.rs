@@ -12,7 +12,7 @@ use serde::Serialize;
 use crate::arena::{PlayerSpec, parse_game_player};
 use crate::game::{Color, Game, GameResult, State};
 use crate::games::morris::db::Database;
-use crate::games::morris::{Action, Morris, Position, Square, Variant, geometry};
+use crate::games::morris::{Action, Morris, Position, Variant, geometry};
 use crate::web::EngineSeat;
 use crate::web::Offers;
 use crate::web::{ByColour, GameError, OutcomeView, bounded_spec};
@@ -86,25 +86,19 @@ pub fn parse_action(pos: &Position, text: &str) -> Result<Action, GameError> {
             "`{text}` is no Morris action: write a placement `d2`, a move `d2-d3` or a removal `xd5`"
         ))
     };
-    let square = |t: &str| -> Result<Square, GameError> {
-        let s = Square::parse(t)
-            .filter(|s| s.to_string() == t)
-            .ok_or_else(malformed)?;
-        match geo.point_at(s) {
-            Some(_) => Ok(s),
-            None => Err(GameError::Illegal(format!(
-                "`{text}`: {s} is not a point of the {} board",
-                title(geo.variant)
-            ))),
-        }
-    };
-    let action = if let Some(rest) = text.strip_prefix('x') {
-        Action::Remove(square(rest)?)
-    } else if let Some((a, b)) = text.split_once('-') {
-        Action::Move(square(a)?, square(b)?)
-    } else {
-        Action::Place(square(&text)?)
-    };
+    // The page writes actions as the rules print them; anything else is
+    // refused as malformed rather than guessed at.
+    let action = text
+        .parse::<Action>()
+        .ok()
+        .filter(|a| a.to_string() == text)
+        .ok_or_else(malformed)?;
+    if let Some(s) = action.squares().find(|&s| geo.point_at(s).is_none()) {
+        return Err(GameError::Illegal(format!(
+            "`{text}`: {s} is not a point of the {} board",
+            title(geo.variant)
+        )));
+    }
     let mut probe = pos.clone();
     probe
         .play(action)
