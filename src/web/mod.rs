@@ -44,7 +44,6 @@ mod store;
 mod work;
 
 pub(crate) use assets::text_assets;
-pub(crate) use seated::deref_to_seated;
 
 pub use api::{ApiError, MAX_BODY_BYTES, body, internal, lock, ok};
 pub use common::{Common, NavLink, ServeConfig, Shared};

@@ -11,27 +11,6 @@ use super::error::GameError;
 use super::seat::{EngineDone, EngineJob, EngineSeat};
 use crate::game::{Color, State};
 
-/// Derefs a page's game type (a struct with a `seated` field) to its
-/// [`SeatedGame`], so `game.position()`, `game.play(..)` and the rest are
-/// the game's own methods.
-macro_rules! deref_to_seated {
-    ($game:ty, $state:ty) => {
-        impl std::ops::Deref for $game {
-            type Target = $crate::web::SeatedGame<$state>;
-            fn deref(&self) -> &Self::Target {
-                &self.seated
-            }
-        }
-
-        impl std::ops::DerefMut for $game {
-            fn deref_mut(&mut self) -> &mut Self::Target {
-                &mut self.seated
-            }
-        }
-    };
-}
-pub(crate) use deref_to_seated;
-
 /// What a page game's rules add to [`State`] for [`SeatedGame`].
 pub trait SeatedRules: State {
     /// Reads the human's decision, written in the game's notation, in this

@@ -7,8 +7,6 @@
 //! and thinks on the blocking pool (see [`super::seat::EngineSeat`]), and
 //! slow work a view waits for runs there too ([`ServedGame::slow_work`]).
 
-use std::ops::DerefMut;
-
 use std::sync::{Arc, Mutex};
 
 use axum::Router;
@@ -53,15 +51,16 @@ impl<G> Service<G> {
     }
 }
 
-/// A game the server holds: a [`SeatedGame`] (which it derefs to) with its
-/// page's view. The handlers below serve every such game; a game whose
+/// A game the server holds: a [`SeatedGame`] (its decisions and engine
+/// seat, which [`ServedGame::seated`] lends) with its page's view. The handlers below serve every such game; a game whose
 /// play, undo or engine reply does more than its [`SeatedGame`]'s
 /// (YINSH's flipped markers and fixed opening) says so here.
-pub trait ServedGame:
-    Send + Sized + 'static + DerefMut<Target = SeatedGame<<Self as ServedGame>::State>>
-{
+pub trait ServedGame: Send + Sized + 'static {
     type State: SeatedRules;
     type View: Serialize + Send;
+    /// Its decisions and engine seat.
+    fn seated(&self) -> &SeatedGame<Self::State>;
+    fn seated_mut(&mut self) -> &mut SeatedGame<Self::State>;
     fn view(&self, id: &str) -> Self::View;
     /// What must run off the lock before [`ServedGame::view`] shows the
     /// game whole; `None` (the default) when the view is ready.
@@ -70,18 +69,18 @@ pub trait ServedGame:
     }
     /// [`SeatedGame::play`] unless the game does more.
     fn play(&mut self, text: &str) -> Result<(), GameError> {
-        SeatedGame::play(self, text).map(drop)
+        self.seated_mut().play(text).map(drop)
     }
     /// [`SeatedGame::undo`] unless the game does more.
     fn undo(&mut self) -> Result<usize, GameError> {
-        SeatedGame::undo(self)
+        self.seated_mut().undo()
     }
     /// [`SeatedGame::finish_engine`] unless the game does more.
     fn finish_engine(
         &mut self,
         done: EngineDone<Self::State>,
     ) -> Result<Vec<ActionOf<Self>>, GameError> {
-        SeatedGame::finish_engine(self, done)
+        self.seated_mut().finish_engine(done)
     }
 }
 
@@ -297,7 +296,7 @@ async fn engine_move<G: ServedGame>(
     let game = service.games.get(&id)?;
     // The slot first: a busy server refuses before the engine is lent out.
     let slot = service.common.work.slot().await?;
-    let job = lock(&game).begin_engine()?;
+    let job = lock(&game).seated_mut().begin_engine()?;
     let done = slot.run(move || job.run()).await;
     let (played, first) = {
         let mut g = lock(&game);
@@ -305,7 +304,7 @@ async fn engine_move<G: ServedGame>(
             Ok(d) => d,
             Err(e) => {
                 // The engine panicked; the game is as it was, with a new engine.
-                g.engine_lost();
+                g.seated_mut().engine_lost();
                 eprintln!("web: an engine panicked: {e}");
                 return Err(ApiError::new(
                     StatusCode::INTERNAL_SERVER_ERROR,

@@ -14,6 +14,7 @@ use serde_json::json;
 use super::page::{EmergoGame, EmergoOptions, EmergoVariantView, EmergoView, emergo_named};
 use crate::game::{Color, Game};
 use crate::games::emergo::{Emergo, Position, Variant};
+use crate::web::SeatedGame;
 use crate::web::{
     ActionRequest, ApiError, HUMAN, NewGame, Offers, ServedGame, Service, Shared, body, create,
     game_routes, ok, players_json,
@@ -32,6 +33,12 @@ pub(super) fn routes(common: &Shared) -> Router {
 impl ServedGame for EmergoGame {
     type State = Position;
     type View = EmergoView;
+    fn seated(&self) -> &SeatedGame<Position> {
+        &self.seated
+    }
+    fn seated_mut(&mut self) -> &mut SeatedGame<Position> {
+        &mut self.seated
+    }
     fn view(&self, id: &str) -> EmergoView {
         EmergoGame::view(self, id)
     }

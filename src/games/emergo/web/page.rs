@@ -19,7 +19,7 @@ use crate::games::emergo::{
 use crate::web::EngineSeat;
 use crate::web::Offers;
 use crate::web::{ByColour, GameError, OutcomeView, bounded_spec};
-use crate::web::{SeatedGame, SeatedRules, SeatedView, TurnView, deref_to_seated};
+use crate::web::{SeatedGame, SeatedRules, SeatedView, TurnView};
 
 /// What a new Emergo game is made of.
 #[derive(Clone, Debug)]
@@ -92,15 +92,14 @@ impl SeatedRules for Position {
 }
 
 /// An Emergo game between a human and an engine (or two humans at one
-/// screen): its decisions and engine seat are a [`SeatedGame`], which it
-/// derefs to (`position`, `play`, `undo`, ...).
+/// screen): its decisions and engine seat are a [`SeatedGame`], its field
+/// `seated`.
 #[derive(Debug)]
 pub struct EmergoGame {
     variant: Variant,
-    seated: SeatedGame<Position>,
+    /// Its decisions and engine seat ([`ServedGame::seated`](crate::web::ServedGame::seated)).
+    pub(super) seated: SeatedGame<Position>,
 }
-
-deref_to_seated!(EmergoGame, Position);
 
 impl EmergoGame {
     /// A new game. The opponent spec is bounded by `max_think` and built at
@@ -134,14 +133,14 @@ impl EmergoGame {
 
     /// Everything the page shows about the game.
     pub fn view(&self, id: &str) -> EmergoView {
-        let pos = self.position();
+        let pos = self.seated.position();
         let legal: Vec<EmergoLegalView> = pos
             .legal_actions()
             .iter()
             .map(EmergoLegalView::of)
             .collect();
         EmergoView {
-            seated: self.seated_view(id),
+            seated: self.seated.seated_view(id),
             variant: self.variant.name(),
             title: emergo_title(self.variant),
             side: pos.geometry().side,
@@ -150,7 +149,7 @@ impl EmergoGame {
             chain: pos.chain().map(|(s, _)| s.to_string()),
             board: EmergoBoard::of(pos),
             legal,
-            turns: self.turns(),
+            turns: self.seated.turns(),
             quiet_turns: pos.quiet_turns(),
             outcome: outcome(pos),
         }
@@ -398,57 +397,60 @@ mod tests {
     fn a_chain_is_one_turn_for_the_move_list_and_for_undo() {
         let mut g = emergo(Color::White, HUMAN);
         for a in CHAIN.split(' ') {
-            g.play(a).unwrap();
+            g.seated.play(a).unwrap();
         }
-        assert_eq!(g.actions().len(), 16);
-        let turns = g.turns();
+        assert_eq!(g.seated.actions().len(), 16);
+        let turns = g.seated.turns();
         assert_eq!(turns.len(), 15);
         assert_eq!(turns[14].text, "c9xe7xg5");
         assert_eq!(turns[14].player, Color::White);
         // Two humans: undo takes back the last whole turn, chain and all.
-        assert_eq!(g.undo().unwrap(), 2);
-        assert_eq!(g.last().as_deref(), Some("@e3"));
-        assert_eq!(g.undo().unwrap(), 1);
-        assert_eq!(g.position().to_act(), Color::Black);
+        assert_eq!(g.seated.undo().unwrap(), 2);
+        assert_eq!(g.seated.last().as_deref(), Some("@e3"));
+        assert_eq!(g.seated.undo().unwrap(), 1);
+        assert_eq!(g.seated.position().to_act(), Color::Black);
     }
 
     #[test]
     fn undo_goes_back_to_the_humans_turn_and_never_before_it() {
         // The engine opens: nothing of the human's to take back.
         let mut g = emergo(Color::Black, "random");
-        assert!(g.engine_to_act());
-        assert!(matches!(g.undo(), Err(GameError::NothingToUndo)));
-        let done = g.begin_engine().unwrap().run();
-        assert_eq!(g.finish_engine(done).unwrap().len(), 1);
-        assert!(!g.can_undo());
+        assert!(g.seated.engine_to_act());
+        assert!(matches!(g.seated.undo(), Err(GameError::NothingToUndo)));
+        let done = g.seated.begin_engine().unwrap().run();
+        assert_eq!(g.seated.finish_engine(done).unwrap().len(), 1);
+        assert!(!g.seated.can_undo());
         // The human's entry and the engine's reply go back together.
-        let legal = g.position().legal_actions()[0].to_string();
-        g.play(&legal).unwrap();
-        let done = g.begin_engine().unwrap().run();
-        g.finish_engine(done).unwrap();
-        assert!(g.can_undo());
-        assert_eq!(g.undo().unwrap(), 2);
-        assert_eq!(g.actions().len(), 1);
-        assert!(!g.engine_to_act());
+        let legal = g.seated.position().legal_actions()[0].to_string();
+        g.seated.play(&legal).unwrap();
+        let done = g.seated.begin_engine().unwrap().run();
+        g.seated.finish_engine(done).unwrap();
+        assert!(g.seated.can_undo());
+        assert_eq!(g.seated.undo().unwrap(), 2);
+        assert_eq!(g.seated.actions().len(), 1);
+        assert!(!g.seated.engine_to_act());
         // A refused decision changes nothing.
-        let before = g.history();
-        assert!(matches!(g.play("@zz"), Err(GameError::BadRequest(_))));
-        assert!(matches!(g.play("@b1"), Err(GameError::Illegal(_))));
+        let before = g.seated.history();
         assert!(matches!(
-            g.play("c3xe5xg3"),
+            g.seated.play("@zz"),
+            Err(GameError::BadRequest(_))
+        ));
+        assert!(matches!(g.seated.play("@b1"), Err(GameError::Illegal(_))));
+        assert!(matches!(
+            g.seated.play("c3xe5xg3"),
             Err(GameError::BadRequest(m)) if m.contains("one decision is one jump")
         ));
-        assert_eq!(g.history(), before);
+        assert_eq!(g.seated.history(), before);
     }
 
     #[test]
     fn the_engine_is_busy_while_lent_out() {
         let mut g = emergo(Color::Black, "random");
-        let job = g.begin_engine().unwrap();
-        assert!(g.is_thinking());
-        assert!(matches!(g.play("@a1"), Err(GameError::EngineBusy)));
-        assert!(matches!(g.undo(), Err(GameError::EngineBusy)));
-        g.finish_engine(job.run()).unwrap();
-        assert!(!g.is_thinking());
+        let job = g.seated.begin_engine().unwrap();
+        assert!(g.seated.is_thinking());
+        assert!(matches!(g.seated.play("@a1"), Err(GameError::EngineBusy)));
+        assert!(matches!(g.seated.undo(), Err(GameError::EngineBusy)));
+        g.seated.finish_engine(job.run()).unwrap();
+        assert!(!g.seated.is_thinking());
     }
 }

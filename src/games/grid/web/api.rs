@@ -20,6 +20,7 @@ use super::page::{
 };
 use crate::game::{Color, Game};
 use crate::games::grid::{Grid, Position};
+use crate::web::SeatedGame;
 use crate::web::{
     ActionRequest, ApiError, HUMAN, NewGame, Offers, ServedGame, Service, Shared, SlowWork, body,
     create, game_routes, ok, players_json,
@@ -49,6 +50,12 @@ pub(super) fn routes(common: &Shared) -> Router {
 impl ServedGame for GridGame {
     type State = Position;
     type View = GridView;
+    fn seated(&self) -> &SeatedGame<Position> {
+        &self.seated
+    }
+    fn seated_mut(&mut self) -> &mut SeatedGame<Position> {
+        &mut self.seated
+    }
     fn view(&self, id: &str) -> GridView {
         GridGame::view(self, id)
     }

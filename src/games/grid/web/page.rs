@@ -25,7 +25,7 @@ use crate::games::grid::{Action, Grid, Position, Square};
 use crate::web::EngineSeat;
 use crate::web::Offers;
 use crate::web::{GameError, OutcomeView, bounded_spec};
-use crate::web::{SeatedGame, SeatedRules, SeatedView, deref_to_seated};
+use crate::web::{SeatedGame, SeatedRules, SeatedView};
 
 /// Positions the solver may search for one verdict (its best actions
 /// included) before it gives up: a few seconds (about 2 µs and 50 bytes of
@@ -334,11 +334,12 @@ impl Verdicts {
 }
 
 /// A grid game between a human and an engine (or two humans at one
-/// screen): its decisions and engine seat are a [`SeatedGame`], which it
-/// derefs to (`position`, `play`, `undo`, ...), beside the solver's view.
+/// screen): its decisions and engine seat are a [`SeatedGame`] (its
+/// field `seated`), beside the solver's view.
 pub struct GridGame {
     grid: Grid,
-    seated: SeatedGame<Position>,
+    /// Its decisions and engine seat ([`ServedGame::seated`](crate::web::ServedGame::seated)).
+    pub(super) seated: SeatedGame<Position>,
     optimal: Arc<OptimalLine>,
     verdicts: Arc<Verdicts>,
 }
@@ -351,8 +352,6 @@ impl std::fmt::Debug for GridGame {
             .finish_non_exhaustive()
     }
 }
-
-deref_to_seated!(GridGame, Position);
 
 /// Plays (`Ge6`, `d5`) as `parse_action` reads them; every turn is one
 /// decision.
@@ -399,7 +398,7 @@ impl GridGame {
     /// The solver's verdict on the position now, if the game is on and it
     /// is not known yet: work for the blocking pool that fills it in.
     pub fn verdict_work(&self) -> Option<Box<dyn FnOnce() + Send>> {
-        let pos = *self.position();
+        let pos = *self.seated.position();
         if pos.is_over() || self.verdicts.get(&pos).is_some() {
             return None;
         }
@@ -410,11 +409,11 @@ impl GridGame {
 
     /// Everything the page shows about the game.
     pub fn view(&self, id: &str) -> GridView {
-        let pos = self.position();
+        let pos = self.seated.position();
         let over = pos.is_over();
-        let start = *self.start();
+        let start = *self.seated.start();
         GridView {
-            seated: self.seated_view(id),
+            seated: self.seated.seated_view(id),
             variant: self.grid.variant().to_string(),
             side: self.grid.side,
             title: grid_title(self.grid),
@@ -430,7 +429,7 @@ impl GridGame {
                 .collect(),
             outcome: outcome(pos),
             charts: Charts {
-                played: chart_series(&start, self.actions()),
+                played: chart_series(&start, self.seated.actions()),
                 optimal: self.optimal.series.clone(),
             },
             optimal: OptimalSummary {

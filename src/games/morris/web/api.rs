@@ -18,6 +18,7 @@ use super::db_view::MorrisDatabases;
 use super::page::{BoardGeometry, MorrisGame, MorrisOptions, MorrisView, title, variant_named};
 use crate::game::{Color, Game};
 use crate::games::morris::{Morris, Position, Variant};
+use crate::web::SeatedGame;
 use crate::web::{
     ActionRequest, ApiError, HUMAN, NewGame, Offers, ServedGame, Service, Shared, body, create,
     game_routes, internal, lock, ok, players_json,
@@ -47,6 +48,12 @@ pub(super) fn routes(common: &Shared, dbs: MorrisDatabases) -> Router {
 impl ServedGame for MorrisGame {
     type State = Position;
     type View = MorrisView;
+    fn seated(&self) -> &SeatedGame<Position> {
+        &self.seated
+    }
+    fn seated_mut(&mut self) -> &mut SeatedGame<Position> {
+        &mut self.seated
+    }
     fn view(&self, id: &str) -> MorrisView {
         MorrisGame::view(self, id)
     }
@@ -149,7 +156,7 @@ async fn perfect(
     let game = morris.service.games.get(&id)?;
     let (pos, steps) = {
         let g = lock(&game);
-        (g.position().clone(), g.actions().len())
+        (g.seated.position().clone(), g.seated.actions().len())
     };
     let st = morris.clone();
     let view = morris

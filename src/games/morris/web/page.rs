@@ -16,7 +16,7 @@ use crate::games::morris::{Action, Morris, Position, Variant, geometry};
 use crate::web::EngineSeat;
 use crate::web::Offers;
 use crate::web::{ByColour, GameError, OutcomeView, bounded_spec};
-use crate::web::{SeatedGame, SeatedRules, SeatedView, TurnView, deref_to_seated};
+use crate::web::{SeatedGame, SeatedRules, SeatedView, TurnView};
 
 /// What a new Morris game is made of.
 #[derive(Clone, Debug)]
@@ -107,15 +107,14 @@ pub fn parse_action(pos: &Position, text: &str) -> Result<Action, GameError> {
 }
 
 /// A Morris game between a human and an engine (or two humans at one
-/// screen): its decisions and engine seat are a [`SeatedGame`], which it
-/// derefs to (`position`, `play`, `undo`, ...).
+/// screen): its decisions and engine seat are a [`SeatedGame`], its field
+/// `seated`.
 #[derive(Debug)]
 pub struct MorrisGame {
     game: Morris,
-    seated: SeatedGame<Position>,
+    /// Its decisions and engine seat ([`ServedGame::seated`](crate::web::ServedGame::seated)).
+    pub(super) seated: SeatedGame<Position>,
 }
-
-deref_to_seated!(MorrisGame, Position);
 
 /// Plays (`d2`, `d2-d3`, `xd5`) as `parse_action` reads them; a turn
 /// that closed a mill goes on with its removal.
@@ -184,15 +183,15 @@ impl MorrisGame {
 
     /// Everything the page shows about the game.
     pub fn view(&self, id: &str) -> MorrisView {
-        let pos = self.position();
+        let pos = self.seated.position();
         MorrisView {
-            seated: self.seated_view(id),
+            seated: self.seated.seated_view(id),
             variant: self.game.rules.name(),
             title: title(self.game.rules),
             phase: phase(pos),
             board: MorrisBoard::of(pos),
             legal: pos.legal_actions().iter().map(|a| a.to_string()).collect(),
-            turns: self.turns(),
+            turns: self.seated.turns(),
             quiet_moves: pos.quiet_moves(),
             repetitions: pos.repetitions(),
             outcome: outcome(pos),

@@ -28,6 +28,7 @@ use super::page::{BoardView, GameOptions, GameView, PageGame, outcome_text};
 use crate::games::yinsh::notation::{format_turns, parse_game};
 use crate::games::yinsh::sgf::parse_sgf;
 use crate::games::yinsh::{Action, Color, Decision, Position, Variant, Yinsh};
+use crate::web::SeatedGame;
 use crate::web::{
     ApiError, DecisionRequest, EngineDone, GameError, ServedGame, Service, Shared, body, create,
     game_routes, lock, ok, players_json,
@@ -60,6 +61,12 @@ pub(super) fn routes(common: &Shared, evaluators: EvaluatorFactory) -> Router {
 impl ServedGame for PageGame {
     type State = Position;
     type View = GameView;
+    fn seated(&self) -> &SeatedGame<Position> {
+        &self.seated
+    }
+    fn seated_mut(&mut self) -> &mut SeatedGame<Position> {
+        &mut self.seated
+    }
     fn view(&self, id: &str) -> GameView {
         PageGame::view(self, id)
     }
@@ -145,7 +152,7 @@ async fn analysis(
     let game = yinsh.service.games.get(&id)?;
     let (pos, spec) = {
         let g = lock(&game);
-        (*g.position(), g.engine_spec().to_string())
+        (*g.seated.position(), g.seated.engine_spec().to_string())
     };
     if pos.is_over() {
         return Err(GameError::GameOver.into());

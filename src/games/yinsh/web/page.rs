@@ -14,7 +14,7 @@ use crate::games::yinsh::{Action, Color, Decision, Point, Position, Variant, Yin
 use crate::web::EngineSeat;
 use crate::web::Offers;
 use crate::web::{ByColour, GameError, OutcomeView, bounded_spec};
-use crate::web::{SeatedGame, SeatedRules, deref_to_seated};
+use crate::web::{SeatedGame, SeatedRules};
 
 /// What a new game is made of.
 #[derive(Clone, Debug)]
@@ -33,18 +33,17 @@ pub struct GameOptions {
 }
 
 /// A game between a human and an engine (or two humans at one screen):
-/// its decisions and engine seat are a [`SeatedGame`], which it derefs to
-/// (`position`, `actions`, `begin_engine`, ...).
+/// its decisions and engine seat are a [`SeatedGame`] (its field
+/// `seated`).
 #[derive(Debug)]
 pub struct PageGame {
-    seated: SeatedGame<Position>,
+    /// Its decisions and engine seat ([`ServedGame::seated`](crate::web::ServedGame::seated)).
+    pub(super) seated: SeatedGame<Position>,
     /// Leading actions that undo never takes back (a random opening).
     fixed: usize,
     /// The markers the last ring move flipped (for the page to show).
     flipped: Vec<Point>,
 }
-
-deref_to_seated!(PageGame, Position);
 
 /// Decisions in single-decision notation (`e3`, `a2-h9`, `xg5-g9`, `xa5`,
 /// `pass`); [`PageGame::undo`] takes them back one by one.
@@ -83,12 +82,12 @@ impl PageGame {
         };
         if options.random_placement {
             let mut rng = SmallRng::seed_from_u64(options.seed ^ 0x00be_11e5);
-            while game.position().decision() == Decision::PlaceRing {
-                let legal = game.position().legal_actions();
+            while game.seated.position().decision() == Decision::PlaceRing {
+                let legal = game.seated.position().legal_actions();
                 let a = legal[rng.random_range(0..legal.len())];
                 game.seated.apply(a);
             }
-            game.fixed = game.actions().len();
+            game.fixed = game.seated.actions().len();
         }
         Ok(game)
     }
@@ -121,7 +120,7 @@ impl PageGame {
     /// The markers the last decision flipped: none unless it moved a ring.
     fn flipped_by_last(&self) -> Vec<Point> {
         let (Some(&Action::Move { from, .. }), [.., before, after]) =
-            (self.actions().last(), self.positions())
+            (self.seated.actions().last(), self.seated.positions())
         else {
             return Vec::new();
         };
@@ -137,35 +136,35 @@ impl PageGame {
 
     /// Everything the page shows about the game.
     pub fn view(&self, id: &str) -> GameView {
-        let pos = self.position();
+        let pos = self.seated.position();
         let over = pos.outcome();
         GameView {
             id: id.to_string(),
             variant: pos.variant().name(),
-            human: self.human(),
-            opponent: self.opponent().to_string(),
+            human: self.seated.human(),
+            opponent: self.seated.opponent().to_string(),
             turn: pos.turn(),
             to_act: (!pos.is_over()).then(|| pos.to_act()),
             decision: pos.decision(),
-            engine_to_act: self.engine_to_act(),
-            thinking: self.is_thinking(),
+            engine_to_act: self.seated.engine_to_act(),
+            thinking: self.seated.is_thinking(),
             board: BoardView::of(pos),
             legal: if pos.is_over() {
                 Vec::new()
             } else {
                 pos.legal_actions().iter().map(|a| a.to_string()).collect()
             },
-            history: self.history(),
-            moves: format_turns(self.start(), self.actions()),
+            history: self.seated.history(),
+            moves: format_turns(self.seated.start(), self.seated.actions()),
             fixed: self.fixed,
-            last: self.last(),
+            last: self.seated.last(),
             flipped: self.flipped.iter().map(|p| p.to_string()).collect(),
             outcome: over.map(|o| OutcomeView {
                 winner: o.winner,
                 reason: o.reason.name(),
                 text: outcome_text(&o),
             }),
-            can_undo: self.actions().len() > self.fixed && !self.is_thinking(),
+            can_undo: self.seated.actions().len() > self.fixed && !self.seated.is_thinking(),
         }
     }
 }
