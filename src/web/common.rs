@@ -89,6 +89,19 @@ pub struct Common {
     nav: String,
 }
 
+/// What a page puts into the one layout ([`Common::page_in`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Layout {
+    /// The browser tab's title.
+    pub title: &'static str,
+    /// The header's heading (`#title`, which a game's script may retitle).
+    pub heading: &'static str,
+    /// The body's classes, for the style sheet and the browser tests.
+    pub body_class: &'static str,
+    /// Its scripts under `/assets/`, in order (`page.js` first where used).
+    pub scripts: &'static [&'static str],
+}
+
 /// [`Common`] as handlers hold it.
 pub type Shared = Arc<Common>;
 
@@ -108,7 +121,34 @@ impl Common {
         }
     }
 
-    /// A page's HTML (compiled in) with the navigation bar in its
+    /// A page in the layout every page shares: the head (the shared
+    /// style sheet, the page's title), the header with its heading and the
+    /// navigation bar, then the page's own `main` (compiled in) and its
+    /// scripts.
+    pub fn page_in(&self, layout: &Layout, main: &str) -> Response {
+        let class = match layout.body_class {
+            "" => String::new(),
+            c => format!(r#" class="{c}""#),
+        };
+        let scripts: String = layout
+            .scripts
+            .iter()
+            .map(|s| format!("<script src=\"/assets/{s}\"></script>\n"))
+            .collect();
+        let html = format!(
+            "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+             <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
+             <title>{title}</title>\n<link rel=\"stylesheet\" href=\"/assets/style.css\">\n\
+             <link rel=\"icon\" href=\"data:,\">\n</head>\n<body{class}>\n<header>\n  \
+             <h1 id=\"title\">{heading}</h1>\n  {nav}\n</header>\n{main}{scripts}</body>\n</html>\n",
+            title = layout.title,
+            heading = layout.heading,
+            nav = self.nav,
+        );
+        ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], html).into_response()
+    }
+
+    /// A whole page's HTML (compiled in) with the navigation bar in its
     /// `<nav></nav>`.
     pub fn page(&self, html: &str) -> Response {
         let html = html.replacen(NAV_SLOT, &self.nav, 1);

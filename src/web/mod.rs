@@ -46,7 +46,7 @@ mod work;
 pub(crate) use assets::text_assets;
 
 pub use api::{ApiError, MAX_BODY_BYTES, body, internal, lock, ok};
-pub use common::{Common, NavLink, ServeConfig, Shared};
+pub use common::{Common, Layout, NavLink, ServeConfig, Shared};
 pub use error::{ByColour, GameError, HUMAN, OutcomeView, bounded_spec};
 pub use offers::{
     MAX_SPEC_CHARS, NET_KEY, NotOffered, OfferError, OfferedDatabase, OfferedNetwork, Offers,

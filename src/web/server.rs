@@ -17,6 +17,7 @@ use axum::routing::get;
 
 use super::api::{ApiError, MAX_BODY_BYTES, ok};
 use super::assets;
+use super::common::Layout;
 use super::common::{Common, NavLink, ServeConfig, Shared};
 use super::page::{Asset, WebPage};
 use super::run_view::read_run;
@@ -76,7 +77,13 @@ pub async fn serve(
 }
 
 async fn dashboard(State(common): State<Shared>) -> Response {
-    common.page(assets::DASHBOARD_HTML)
+    const LAYOUT: Layout = Layout {
+        title: "yinsh-zero — training dashboard",
+        heading: "Training",
+        body_class: "",
+        scripts: &["dashboard.js"],
+    };
+    common.page_in(&LAYOUT, assets::DASHBOARD_HTML)
 }
 
 /// What a request may name: `net=NAME` and `db=NAME` ([`super::Offers`]).

@@ -9,13 +9,21 @@ use axum::routing::get;
 
 pub use page::*;
 
-use crate::web::{NavLink, Shared, WebPage, text_assets};
+use crate::web::{Layout, NavLink, Shared, WebPage, text_assets};
 
 const HTML: &str = include_str!("assets/emergo.html");
 
 /// The Emergo page, as the registry lists it.
 #[derive(Default)]
 pub struct EmergoPage;
+
+/// Its page in the layout every page shares.
+const LAYOUT: Layout = Layout {
+    title: "Emergo — play",
+    heading: "Emergo",
+    body_class: "play emergo",
+    scripts: &["page.js", "emergo.js"],
+};
 
 impl WebPage for EmergoPage {
     fn nav(&self) -> Vec<NavLink> {
@@ -34,7 +42,7 @@ impl WebPage for EmergoPage {
         Router::new()
             .route(
                 "/emergo",
-                get(|State(c): State<Shared>| async move { c.page(HTML) }),
+                get(|State(c): State<Shared>| async move { c.page_in(&LAYOUT, HTML) }),
             )
             .with_state(common.clone())
             .merge(api::routes(common))

@@ -9,13 +9,21 @@ use axum::routing::get;
 
 pub use page::*;
 
-use crate::web::{NavLink, Shared, WebPage, text_assets};
+use crate::web::{Layout, NavLink, Shared, WebPage, text_assets};
 
 const HTML: &str = include_str!("assets/grid.html");
 
 /// The Grid game page, as the registry lists it.
 #[derive(Default)]
 pub struct GridPage;
+
+/// Its page in the layout every page shares.
+const LAYOUT: Layout = Layout {
+    title: "Grid game — play",
+    heading: "Grid game",
+    body_class: "play gridgame",
+    scripts: &["page.js", "grid.js"],
+};
 
 impl WebPage for GridPage {
     fn nav(&self) -> Vec<NavLink> {
@@ -34,7 +42,7 @@ impl WebPage for GridPage {
         Router::new()
             .route(
                 "/grid",
-                get(|State(c): State<Shared>| async move { c.page(HTML) }),
+                get(|State(c): State<Shared>| async move { c.page_in(&LAYOUT, HTML) }),
             )
             .with_state(common.clone())
             .merge(api::routes(common))

@@ -19,13 +19,21 @@ pub use page::{
 };
 
 use super::Variant;
-use crate::web::{NavLink, Offers, ServeConfig, Shared, WebPage, text_assets};
+use crate::web::{Layout, NavLink, Offers, ServeConfig, Shared, WebPage, text_assets};
 
 const MORRIS_HTML: &str = include_str!("assets/morris.html");
 
 /// The Morris page, as the registry lists it.
 #[derive(Default)]
 pub struct MorrisPage;
+
+/// Its page in the layout every page shares.
+const LAYOUT: Layout = Layout {
+    title: "Morris — play",
+    heading: "Morris",
+    body_class: "play morris",
+    scripts: &["page.js", "morris.js"],
+};
 
 impl WebPage for MorrisPage {
     fn nav(&self) -> Vec<NavLink> {
@@ -54,7 +62,7 @@ impl WebPage for MorrisPage {
         Router::new()
             .route(
                 "/morris",
-                get(|State(c): State<Shared>| async move { c.page(MORRIS_HTML) }),
+                get(|State(c): State<Shared>| async move { c.page_in(&LAYOUT, MORRIS_HTML) }),
             )
             .with_state(common.clone())
             .merge(api::routes(

@@ -14,7 +14,7 @@ pub use analysis::{
 };
 pub use page::{BoardView, EngineDone, EngineJob, GameOptions, GameView, PageGame};
 
-use crate::web::{NavLink, Shared, WebPage, text_assets};
+use crate::web::{Layout, NavLink, Shared, WebPage, text_assets};
 
 const PLAY_HTML: &str = include_str!("assets/play.html");
 const RULES_HTML: &str = include_str!("assets/rules.html");
@@ -32,6 +32,22 @@ impl Default for YinshPage {
         }
     }
 }
+
+/// Its page in the layout every page shares.
+const PLAY: Layout = Layout {
+    title: "YINSH — play",
+    heading: "YINSH",
+    body_class: "play",
+    scripts: &["page.js", "board.js", "play.js"],
+};
+
+/// Its page in the layout every page shares.
+const RULES: Layout = Layout {
+    title: "YINSH — rules",
+    heading: "YINSH",
+    body_class: "",
+    scripts: &[],
+};
 
 impl WebPage for YinshPage {
     fn nav(&self) -> Vec<NavLink> {
@@ -57,11 +73,11 @@ impl WebPage for YinshPage {
         Router::new()
             .route(
                 "/",
-                get(|State(c): State<Shared>| async move { c.page(PLAY_HTML) }),
+                get(|State(c): State<Shared>| async move { c.page_in(&PLAY, PLAY_HTML) }),
             )
             .route(
                 "/rules",
-                get(|State(c): State<Shared>| async move { c.page(RULES_HTML) }),
+                get(|State(c): State<Shared>| async move { c.page_in(&RULES, RULES_HTML) }),
             )
             .with_state(common.clone())
             .merge(api::routes(common, self.evaluators.clone()))
