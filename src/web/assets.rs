@@ -15,6 +15,5 @@ pub(crate) use text_assets;
 pub const FILES: &[super::page::Asset] = text_assets![
     "style.css": "css",
     "page.js": "javascript",
-    "board.js": "javascript",
     "dashboard.js": "javascript",
 ];

@@ -66,7 +66,7 @@ impl WebPage for YinshPage {
     }
 
     fn assets(&self) -> &'static [crate::web::Asset] {
-        text_assets!["play.js": "javascript"]
+        text_assets!["play.js": "javascript", "board.js": "javascript"]
     }
 
     fn routes(&self, common: &Shared) -> Router {
