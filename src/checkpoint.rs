@@ -410,14 +410,20 @@ pub fn load_evaluator<G: Game>(
     dir: &Path,
     backend: crate::nn::BackendKind,
 ) -> Result<NetEvaluator<G>, CheckpointError> {
+    load_evaluator_with(game, dir, backend, crate::nn::InferenceOptions::default())
+}
+
+/// [`load_evaluator`] with its own inference options (more threads: one
+/// game's batches split over several cores).
+pub fn load_evaluator_with<G: Game>(
+    game: &G,
+    dir: &Path,
+    backend: crate::nn::BackendKind,
+    options: crate::nn::InferenceOptions,
+) -> Result<NetEvaluator<G>, CheckpointError> {
     let device = backend.device()?;
     let (model, _) = load_model(game, dir, &device)?;
-    Ok(NetEvaluator::new(
-        game.clone(),
-        model,
-        device,
-        crate::nn::InferenceOptions::default(),
-    )?)
+    Ok(NetEvaluator::new(game.clone(), model, device, options)?)
 }
 
 /// The start of a `best` pointer: a generation number is a few bytes, and

@@ -268,3 +268,48 @@ fn an_unknown_game_is_refused_at_start() {
         "{err}"
     );
 }
+
+#[test]
+fn the_engines_network_player_gets_every_core_unless_told() {
+    let session = |args: &[&str]| {
+        let mut all = vec!["--player", "net-mcts:checkpoint=checkpoints/best,sims=8"];
+        all.extend_from_slice(args);
+        engine_session(&all, "yinsh\nposition startpos\ngo\nquit")
+    };
+    let player = |lines: &[String]| {
+        lines
+            .iter()
+            .find_map(|l| l.strip_prefix("id player "))
+            .unwrap()
+            .to_string()
+    };
+    let lines = session(&["--threads", "2"]);
+    assert_eq!(
+        player(&lines),
+        "net-mcts:checkpoint=checkpoints/best,sims=8,threads=2"
+    );
+    assert!(
+        lines.iter().any(|l| l.starts_with("bestmove ")),
+        "{lines:?}"
+    );
+    // By default: every core of the machine.
+    let cores = std::thread::available_parallelism().unwrap().get();
+    let lines = session(&[]);
+    assert!(
+        player(&lines).ends_with(&format!(",threads={cores}")),
+        "{lines:?}"
+    );
+    // A spec's own `threads` stands.
+    let mut all = vec![
+        "--player",
+        "net-mcts:checkpoint=checkpoints/best,sims=8,threads=1",
+    ];
+    all.extend_from_slice(&["--threads", "2"]);
+    let lines = engine_session(&all, "yinsh\nquit");
+    assert!(player(&lines).ends_with(",threads=1"), "{lines:?}");
+    // Other players are left alone, and a bad count is refused.
+    let lines = engine_session(&["--player", "alphabeta:depth=1"], "yinsh\nquit");
+    assert_eq!(player(&lines), "alphabeta:depth=1");
+    let err = failed(&yz(["engine", "--threads", "0"]));
+    assert!(err.contains("--threads must be from 1 to 64"), "{err}");
+}

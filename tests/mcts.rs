@@ -613,3 +613,204 @@ fn bench_search_uniform() {
         assert!(b.simulations > 0);
     }
 }
+
+/// Drives `s` to the end of its move `k` leaves at a time, checking after
+/// every batch that all its virtual loss is taken back; the largest batch.
+fn run_in_batches(s: &mut Search<Position>, k: usize) -> usize {
+    let mut largest = 0;
+    loop {
+        let leaves = s.next_leaves(k);
+        if leaves.is_empty() {
+            assert!(s.is_done());
+            assert_eq!(s.next_leaf(), Leaf::Done);
+            return largest;
+        }
+        assert!(
+            leaves.len() <= k,
+            "{} leaves for a batch of {k}",
+            leaves.len()
+        );
+        // Asking again before answering gives the same leaves.
+        assert_eq!(s.next_leaves(k), leaves);
+        assert!(s.virtual_loss() > 0);
+        largest = largest.max(leaves.len());
+        for e in UniformEvaluator.evaluate(&leaves) {
+            s.provide(e).unwrap();
+        }
+        assert_eq!(s.virtual_loss(), 0, "virtual loss left after a batch");
+        assert_eq!(
+            s.provide(UniformEvaluator.evaluate(&leaves[..1]).remove(0)),
+            Err(SearchError::NothingPending)
+        );
+    }
+}
+
+#[test]
+fn batches_of_one_search_exactly_as_leaf_by_leaf() {
+    let positions = random_positions(Position::new(), 2, 21);
+    for (i, pos) in positions.iter().step_by(9).enumerate() {
+        for gumbel in [false, true] {
+            // Noise on: the randomness must be drawn alike too.
+            let cfg = SearchConfig {
+                simulations: 40,
+                gumbel,
+                gumbel_m: 8,
+                ..SearchConfig::default()
+            };
+            let mut alone = Search::new(*pos, cfg.clone(), i as u64).unwrap();
+            let mut batched = Search::new(*pos, cfg, i as u64).unwrap();
+            for _ in 0..3 {
+                alone.run(&mut UniformEvaluator).unwrap();
+                batched.run_batched(&mut UniformEvaluator, 1).unwrap();
+                let (a, b) = (alone.result(), batched.result());
+                assert_eq!(a, b, "position {i}, gumbel {gumbel}");
+                if alone.advance(a.action).is_err() || alone.position().is_over() {
+                    break;
+                }
+                batched.advance(b.action).unwrap();
+            }
+        }
+    }
+}
+
+#[test]
+fn batched_searches_spend_the_budget_and_take_back_virtual_loss() {
+    let all = random_positions(Position::new(), 3, 22);
+    for (i, pos) in all.iter().step_by(5).enumerate() {
+        for (gumbel, k) in [(false, 4), (false, 7), (true, 4)] {
+            let cfg = SearchConfig {
+                simulations: 48,
+                gumbel,
+                gumbel_m: 8,
+                ..SearchConfig::default()
+            };
+            let mut s = Search::new(*pos, cfg, i as u64).unwrap();
+            let largest = run_in_batches(&mut s, k);
+            let r = s.result();
+            check_result(pos, &r);
+            if r.forced {
+                assert_eq!(r.simulations, 0);
+                continue;
+            }
+            // Collisions are dropped, not counted: the budget is spent
+            // exactly, one visit of a root child per descent.
+            assert_eq!(r.simulations, 48, "position {i}");
+            assert_eq!(r.visits.iter().sum::<u32>(), 48);
+            assert_eq!(
+                s.root_visits(),
+                49,
+                "48 descents and the root's own evaluation"
+            );
+            if pos.legal_action_count() > 2 * k {
+                assert!(
+                    largest > 1,
+                    "position {i}: no batch gathered more than one leaf"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn batched_searches_find_the_winning_move() {
+    for pos in &blitz_wins_in_one() {
+        for (cfg, k) in [(puct(400), 4), (puct(400), 8), (gumbel(600), 4)] {
+            let mut s = Search::new(*pos, cfg.clone(), 1).unwrap();
+            run_in_batches(&mut s, k);
+            let r = s.result();
+            assert_eq!(
+                effect(pos, r.action),
+                Effect::Wins,
+                "batches of {k} played {} in\n{pos}",
+                r.action
+            );
+            // Descents into the win end in a finished game, backed up at
+            // once within a batch. (Gumbel's root mean also averages the
+            // actions sampled only to be dropped: the played policy's value
+            // is the win's.)
+            let value = if cfg.gumbel { r.policy_wdl } else { r.root_wdl };
+            let [win, _, loss] = value.unwrap();
+            assert!(win - loss > 0.5, "batches of {k}: value {value:?}");
+        }
+    }
+}
+
+#[test]
+fn batched_searches_avoid_handing_over_a_win() {
+    for pos in &blitz_blunders() {
+        let mut s = Search::new(*pos, puct(400), 2).unwrap();
+        run_in_batches(&mut s, 4);
+        let r = s.result();
+        assert_ne!(
+            effect(pos, r.action),
+            Effect::Loses,
+            "{} in\n{pos}",
+            r.action
+        );
+    }
+}
+
+#[test]
+fn collisions_end_a_batch_early_without_counting() {
+    let pos = random_positions(Position::new(), 30, 23)
+        .into_iter()
+        .find(|p| p.legal_action_count() == 2)
+        .expect("random games have two-option decisions");
+    let mut s = Search::new(pos, puct(30), 3).unwrap();
+    let mut sizes = Vec::new();
+    loop {
+        let leaves = s.next_leaves(8);
+        if leaves.is_empty() {
+            break;
+        }
+        sizes.push(leaves.len());
+        for e in UniformEvaluator.evaluate(&leaves) {
+            s.provide(e).unwrap();
+        }
+        assert_eq!(s.virtual_loss(), 0);
+    }
+    // The root is evaluated alone; then its two children are the only
+    // leaves until they are expanded, and every further descent collides.
+    assert_eq!(sizes[0], 1, "{sizes:?}");
+    assert!(sizes[1] <= 2, "{sizes:?}");
+    let r = s.result();
+    assert_eq!(r.simulations, 30);
+    assert_eq!(r.visits.iter().sum::<u32>(), 30);
+}
+
+#[test]
+fn advancing_with_leaves_waiting_takes_back_their_virtual_loss() {
+    let pos = random_positions(Position::new(), 1, 8)[30];
+    let mut s = Search::new(pos, puct(200), 4).unwrap();
+    s.run_batched(&mut UniformEvaluator, 4).unwrap();
+    let r = s.result();
+    s.advance(r.action).unwrap();
+    // Half a search, then the move is played with a batch still out.
+    let mut waiting = s.next_leaves(4);
+    while waiting.len() < 2 {
+        for e in UniformEvaluator.evaluate(&waiting) {
+            s.provide(e).unwrap();
+        }
+        waiting = s.next_leaves(4);
+    }
+    let kept = s.result();
+    s.advance(kept.action).unwrap();
+    assert_eq!(s.virtual_loss(), 0);
+    if !s.is_done() {
+        s.run_batched(&mut UniformEvaluator, 4).unwrap();
+        assert_eq!(s.virtual_loss(), 0);
+        check_result(s.position(), &s.result());
+    }
+}
+
+#[test]
+fn bench_one_game_gathers_batches() {
+    let cfg = puct(32);
+    let one =
+        yinsh_zero::mcts::bench_one_game(&Position::new(), 0.1, &cfg, 1, 0, &mut UniformEvaluator);
+    let four =
+        yinsh_zero::mcts::bench_one_game(&Position::new(), 0.1, &cfg, 4, 0, &mut UniformEvaluator);
+    assert!(one.simulations > 0 && four.simulations > 0);
+    assert_eq!(one.mean_leaves_per_call, 1.0);
+    assert!(four.mean_leaves_per_call > 1.5, "{four:?}");
+}

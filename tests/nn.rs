@@ -300,7 +300,7 @@ fn batches_larger_than_max_batch_are_split() {
             cache_capacity: 0,
             threads: Some(1),
             max_batch: 3,
-            native_cpu: true,
+            ..InferenceOptions::default()
         },
     )
     .unwrap();

@@ -174,3 +174,41 @@ fn the_evaluator_gives_the_same_answers_on_either_path() {
         assert_close("wdl", &x.wdl, &y.wdl);
     }
 }
+
+#[test]
+fn batches_split_over_threads_give_the_one_thread_answers() {
+    // Side by side (a share of the batch per thread, each through its own
+    // copy of the network) or every layer split over the threads: the same
+    // numbers as one thread, in batches that do not divide evenly too.
+    let game = Yinsh::standard();
+    let model = trained(&game, 1, 8, 4);
+    let make = |threads, side_by_side| {
+        NetEvaluator::new(
+            game,
+            model.clone(),
+            default_device(),
+            InferenceOptions {
+                cache_capacity: 0,
+                threads: Some(threads),
+                side_by_side,
+                ..InferenceOptions::default()
+            },
+        )
+        .unwrap()
+    };
+    let positions: Vec<_> = sample_positions(&game, 40, 6)
+        .into_iter()
+        .filter(|p| !p.is_over())
+        .collect();
+    let mut one = make(1, true);
+    for (threads, side_by_side) in [(2, true), (3, true), (2, false)] {
+        let mut many = make(threads, side_by_side);
+        for batch in [1, 2, 3, 5, 17] {
+            let chunk = &positions[..batch];
+            for (x, y) in many.evaluate(chunk).iter().zip(&one.evaluate(chunk)) {
+                assert_close("priors", &x.priors, &y.priors);
+                assert_close("wdl", &x.wdl, &y.wdl);
+            }
+        }
+    }
+}

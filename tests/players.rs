@@ -202,3 +202,47 @@ fn match_rejects_bad_specs_before_playing() {
     );
     assert!(err.contains("random, greedy"), "{err}");
 }
+
+/// The shipped network, for players that need one.
+const SHIPPED: &str = "checkpoints/best";
+
+#[test]
+fn net_mcts_on_two_threads_plays_legal_games() {
+    for (w, b) in [
+        ("threads=2", "threads=2,batch=3"),
+        ("threads=2,batch=1", "batch=4"),
+    ] {
+        let spec = |extra: &str| format!("net-mcts:checkpoint={SHIPPED},sims=24,{extra}");
+        let mut white = Checked::new(parse_player(&spec(w), 1).unwrap());
+        let mut black = Checked::new(parse_player(&spec(b), 2).unwrap());
+        let rec = play_game(&mut white, &mut black, Position::blitz())
+            .unwrap_or_else(|e| panic!("{w} vs {b}: {e}"));
+        for p in [&white, &black] {
+            assert!(p.illegal.is_empty(), "{}", p.illegal.join("\n"));
+            // The last search reported what it saw.
+            let info = p.inner.info();
+            assert!(info.is_some(), "{} reported nothing", p.name());
+        }
+        assert!(rec.final_position().is_over());
+    }
+}
+
+#[test]
+fn net_mcts_on_one_thread_is_unchanged_by_the_new_keys() {
+    // `threads=1` and `batch=1` are the defaults: the same games, move for
+    // move, as the spec without them.
+    let game = |extra: &str| {
+        let spec = |seed| {
+            parse_player(
+                &format!("net-mcts:checkpoint={SHIPPED},sims=16{extra}"),
+                seed,
+            )
+            .unwrap()
+        };
+        let (mut w, mut b) = (spec(3), spec(4));
+        play_game(w.as_mut(), b.as_mut(), Position::blitz()).unwrap()
+    };
+    let plain = game("");
+    assert_eq!(plain.actions, game(",threads=1").actions);
+    assert_eq!(plain.actions, game(",threads=1,batch=1").actions);
+}

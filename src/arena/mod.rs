@@ -47,8 +47,9 @@ pub use player::{MoveInfo, Player, PlayerFailure};
 pub use random::RandomPlayer;
 pub use search_player::{RolloutEvaluator, SearchPlayer};
 pub use spec::{
-    FILE_KEYS, GamePlayers, KNOWN_PLAYERS, PlayerInfo, PlayerSpec, PlayerSpecError, parse_bool,
-    parse_game_player, parse_num, players_of,
+    FILE_KEYS, GamePlayers, KNOWN_PLAYERS, MAX_THREADS, PlayerInfo, PlayerSpec, PlayerSpecError,
+    add_default_threads, available_cores, default_batch, parse_bool, parse_game_player, parse_num,
+    players_of, with_default_threads,
 };
 pub use sprt::{Sprt, SprtError, Verdict};
 pub use tournament::{

@@ -77,6 +77,8 @@ pub struct SearchPlayer<S: State, E> {
     search: Option<Search<S>>,
     rng: SmallRng,
     last: Option<MoveInfo<S::Action>>,
+    /// Leaves evaluated together (see [`SearchPlayer::with_batch`]).
+    batch: usize,
 }
 
 impl<S: State, E: Evaluator<S> + Send> SearchPlayer<S, E> {
@@ -97,7 +99,17 @@ impl<S: State, E: Evaluator<S> + Send> SearchPlayer<S, E> {
             search: None,
             rng: SmallRng::seed_from_u64(seed),
             last: None,
+            batch: 1,
         }
+    }
+
+    /// Gathers `batch` leaves from the tree and evaluates them in one call
+    /// ([`Search::next_leaves`], with virtual loss), so that an evaluator
+    /// with several threads keeps them all busy on this one game. 1 (the
+    /// default) evaluates leaf by leaf.
+    pub fn with_batch(mut self, batch: usize) -> Self {
+        self.batch = batch.max(1);
+        self
     }
 }
 
@@ -117,13 +129,22 @@ impl<S: State, E: Evaluator<S> + Send> Player<S> for SearchPlayer<S, E> {
         let search = self.search.as_mut().expect("just set");
         let evaluator = &mut self.evaluator;
         loop {
-            match search.next_leaf() {
-                Leaf::Done => break,
-                Leaf::NeedsEval(p) => {
-                    let e = evaluator.evaluate(&[p]).pop().expect("one evaluation");
-                    search
-                        .provide(e)
-                        .expect("evaluators answer with one prior per legal action");
+            if self.batch > 1 {
+                let more = search
+                    .step_batch(evaluator, self.batch)
+                    .expect("evaluators answer with one prior per legal action");
+                if !more {
+                    break;
+                }
+            } else {
+                match search.next_leaf() {
+                    Leaf::Done => break,
+                    Leaf::NeedsEval(p) => {
+                        let e = evaluator.evaluate(&[p]).pop().expect("one evaluation");
+                        search
+                            .provide(e)
+                            .expect("evaluators answer with one prior per legal action");
+                    }
                 }
             }
             // Stop early on time, once the root has been judged.

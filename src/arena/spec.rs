@@ -83,6 +83,17 @@ pub const KNOWN_PLAYERS: &[PlayerInfo] = &[
             ),
             ("backend", "flex (CPU, default), cuda or wgpu"),
             ("symmetries", SYMMETRIES_ABOUT),
+            (
+                "threads",
+                "cores for this player's network, 1 to 64 (default 1; `engine` and `serve` \
+                 default to every core): each step evaluates a batch of leaves gathered \
+                 from the one tree with virtual loss, split over the threads",
+            ),
+            (
+                "batch",
+                "leaves gathered and evaluated together per step, 1 to 256 (default: \
+                 `threads`); 1 evaluates leaf by leaf",
+            ),
         ],
         about: "the network guiding the tree search",
     },
@@ -367,7 +378,7 @@ pub fn parse_game_player<G: GamePlayers>(
             ))
         }
         "net-policy" => {
-            let ev = load_net(game, &spec)?;
+            let ev = load_net(game, &spec, 1)?;
             Box::new(PolicyPlayer::new(spec.to_string(), ev))
         }
         "net-mcts" => {
@@ -398,10 +409,18 @@ pub fn parse_game_player<G: GamePlayers>(
                 config.draw_score = v.parse::<f32>().map_err(|_| bad())?;
                 config.validate().map_err(|_| bad())?;
             }
+            let threads = match spec.get("threads") {
+                Some(v) => parse_num(&spec, "threads", v, 1, MAX_THREADS as u64)? as usize,
+                None => 1,
+            };
+            let batch = match spec.get("batch") {
+                Some(v) => parse_num(&spec, "batch", v, 1, 256)? as usize,
+                None => default_batch(threads),
+            };
             // Loading the network comes last: a bad option is reported
             // without reading a checkpoint first.
-            let ev = load_net(game, &spec)?;
-            Box::new(SearchPlayer::new(spec.to_string(), ev, config, time, seed))
+            let ev = load_net(game, &spec, threads)?;
+            Box::new(SearchPlayer::new(spec.to_string(), ev, config, time, seed).with_batch(batch))
         }
         other => unreachable!("KNOWN_PLAYERS lists `{other}` but nothing builds it"),
     })
@@ -425,13 +444,66 @@ pub fn parse_num(
     }
 }
 
-/// The network a `net-*` spec names, averaged over the board's symmetries
-/// where it asks for that.
+/// The most threads a `net-mcts` player takes.
+pub const MAX_THREADS: usize = 64;
+
+/// Leaves a `net-mcts` player on `threads` threads evaluates at once when
+/// its spec does not say: one per thread, each running its share alone
+/// (`docs/strength.md`, method 5, has the measurements).
+pub fn default_batch(threads: usize) -> usize {
+    threads
+}
+
+/// `spec` with `threads=N` added where it names one of `players` that
+/// takes `threads` and sets none: how `engine` and `serve` give their
+/// players every core while the arena's stay on one. Other specs (external
+/// programs, unparsable ones: the parser explains them later) come back
+/// as they are.
+///
+/// ```
+/// use yinsh_zero::arena::{players_of, with_default_threads};
+/// use yinsh_zero::games::yinsh::Yinsh;
+/// let t = |s| with_default_threads(s, 2, &players_of::<Yinsh>());
+/// assert_eq!(t("net-mcts:checkpoint=c,time=100"), "net-mcts:checkpoint=c,time=100,threads=2");
+/// assert_eq!(t("net-mcts:checkpoint=c,threads=1"), "net-mcts:checkpoint=c,threads=1");
+/// assert_eq!(t("alphabeta:depth=3"), "alphabeta:depth=3");
+/// ```
+pub fn with_default_threads(spec: &str, threads: usize, players: &[PlayerInfo]) -> String {
+    let Ok(mut parsed) = spec.parse::<PlayerSpec>() else {
+        return spec.to_string();
+    };
+    if !add_default_threads(&mut parsed, threads, players) {
+        return spec.to_string();
+    }
+    parsed.to_string()
+}
+
+/// [`with_default_threads`] on a parsed spec; whether it added the option.
+pub fn add_default_threads(spec: &mut PlayerSpec, threads: usize, players: &[PlayerInfo]) -> bool {
+    let takes_threads = players
+        .iter()
+        .any(|p| p.name == spec.name && p.keys.iter().any(|(k, _)| *k == "threads"));
+    if !takes_threads || spec.get("threads").is_some() {
+        return false;
+    }
+    let threads = threads.clamp(1, MAX_THREADS);
+    spec.options.push(("threads".into(), threads.to_string()));
+    true
+}
+
+/// The number of cores this process may use (1 where unknown).
+pub fn available_cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// The network a `net-*` spec names, on `threads` inference threads,
+/// averaged over the board's symmetries where it asks for that.
 fn load_net<G: Game>(
     game: &G,
     spec: &PlayerSpec,
+    threads: usize,
 ) -> Result<Box<dyn Evaluator<G::State> + Send>, PlayerSpecError> {
-    let net = load_checkpoint(game, spec)?;
+    let net = load_checkpoint(game, spec, threads)?;
     let symmetric = match spec.get("symmetries") {
         Some(v) => parse_bool(spec, "symmetries", v)?,
         None => false,
@@ -446,6 +518,7 @@ fn load_net<G: Game>(
 fn load_checkpoint<G: Game>(
     game: &G,
     spec: &PlayerSpec,
+    threads: usize,
 ) -> Result<crate::nn::NetEvaluator<G>, PlayerSpecError> {
     let Some(dir) = spec.get("checkpoint") else {
         return Err(PlayerSpecError::BadValue {
@@ -467,7 +540,12 @@ fn load_checkpoint<G: Game>(
                 why: e.to_string(),
             })?,
     };
-    crate::checkpoint::load_evaluator(game, std::path::Path::new(dir), backend).map_err(|e| {
+    let options = crate::nn::InferenceOptions {
+        threads: Some(threads),
+        ..crate::nn::InferenceOptions::default()
+    };
+    let dir_path = std::path::Path::new(dir);
+    crate::checkpoint::load_evaluator_with(game, dir_path, backend, options).map_err(|e| {
         PlayerSpecError::BadValue {
             player: spec.name.clone(),
             key: "checkpoint".into(),
@@ -528,6 +606,24 @@ mod tests {
         assert!(e("greedy:threats").contains("not of the form key=value"));
         assert!(e("greedy:threats=maybe").contains("expected true or false"));
         assert!(e("greedy:threats=1,threats=0").contains("given twice"));
+        for (option, range) in [
+            ("threads=0", "from 1 to 64"),
+            ("threads=65", "from 1 to 64"),
+            ("threads=all", "from 1 to 64"),
+            ("batch=0", "from 1 to 256"),
+            ("batch=257", "from 1 to 256"),
+        ] {
+            let spec = format!("net-mcts:checkpoint=nowhere,{option}");
+            let err = e(&spec);
+            assert!(
+                err.contains(&format!("option `{option}`")) && err.contains(range),
+                "{err}"
+            );
+        }
+        assert!(e("net-policy:checkpoint=nowhere,threads=2").contains("no option `threads`"));
+        // Good values pass to the checkpoint, the last thing read.
+        let err = e("net-mcts:checkpoint=nowhere,threads=2,batch=3");
+        assert!(err.contains("option `checkpoint=nowhere`"), "{err}");
         for draw in ["1.5", "-2", "NaN", "safe"] {
             let spec = format!("net-mcts:checkpoint=nowhere,draw={draw}");
             let err = e(&spec);

@@ -4,9 +4,13 @@ use anyhow::ensure;
 use clap::Subcommand;
 
 use yinsh_zero::arena::GamePlayers;
+use yinsh_zero::arena::{MAX_THREADS, default_batch};
 use yinsh_zero::bench::{SelfPlayBench, TrainBench, bench_selfplay, bench_train, bench_workers};
+use yinsh_zero::checkpoint;
 use yinsh_zero::games::{GAMES, GameTask, default_variant, with_game};
-use yinsh_zero::mcts::{SearchBench, SearchConfig, bench_search, bench_search_with};
+use yinsh_zero::mcts::{
+    OneGameBench, SearchBench, SearchConfig, bench_one_game, bench_search, bench_search_with,
+};
 use yinsh_zero::nn::{BenchOptions, NnError, bench_nn};
 use yinsh_zero::nn::{InferenceOptions, NetEvaluator};
 use yinsh_zero::run::config::RunConfig;
@@ -26,7 +30,9 @@ pub enum What {
     #[command(flatten)]
     Game(yinsh_zero::games::GameBench),
     /// The tree search on one thread with games in flight as in self-play:
-    /// simulations per second with a uniform evaluator (search overhead alone).
+    /// simulations per second with a uniform evaluator (search overhead
+    /// alone) and the default network. With --threads N above 1: one game's
+    /// search as `net-mcts` plays it, on 1 thread and on N threads.
     Search(SearchArgs),
     /// The default network's inference: positions/s at batch 1..256 and GFLOP/s.
     Nn(NnArgs),
@@ -137,6 +143,29 @@ pub struct SearchArgs {
     /// Use Gumbel root search instead of PUCT.
     #[arg(long)]
     pub gumbel: bool,
+    /// Above 1: time one game's search at play settings (no noise, one
+    /// tree, the network's cache off) instead, on 1 thread leaf by leaf and
+    /// on this many threads with --batch leaves per step (virtual loss),
+    /// alternating --rounds times, and print both rates and their ratio.
+    #[arg(long, default_value_t = 1)]
+    pub threads: usize,
+    /// Leaves gathered per step on --threads (default: what `net-mcts`
+    /// takes for that many threads).
+    #[arg(long)]
+    pub batch: Option<usize>,
+    /// Rounds of the --threads comparison, each --seconds on 1 thread then
+    /// on N (alternating, so that other work on the machine weighs on both).
+    #[arg(long, default_value_t = 3)]
+    pub rounds: usize,
+    /// With --threads: split every layer of each batch's pass over the
+    /// threads instead of running one share of the batch per thread side
+    /// by side (the evaluator's default), to compare the two.
+    #[arg(long)]
+    pub layer_split: bool,
+    /// Time this checkpoint's network instead of a fresh default one (for
+    /// --threads: a trained network's trees, as played).
+    #[arg(long, value_name = "DIR")]
+    pub checkpoint: Option<std::path::PathBuf>,
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub json: bool,
@@ -333,6 +362,13 @@ impl GameTask for Search<'_> {
 fn search(args: SearchArgs) -> anyhow::Result<()> {
     check_seconds(args.seconds)?;
     ensure!(args.sims > 0, "--sims must be at least 1");
+    ensure!(
+        (1..=MAX_THREADS).contains(&args.threads),
+        "--threads must be from 1 to {MAX_THREADS}"
+    );
+    if args.threads > 1 {
+        return search_threads(args);
+    }
     let cfg = SearchConfig {
         simulations: args.sims,
         gumbel: args.gumbel,
@@ -342,6 +378,10 @@ fn search(args: SearchArgs) -> anyhow::Result<()> {
     let default = RunConfig::load(None)?;
     let backend = args.backend.choose(default.run.backend);
     let variant = default_variant(&args.game)?;
+    ensure!(
+        args.checkpoint.is_none(),
+        "--checkpoint is for the --threads comparison"
+    );
     let task = Search {
         args: &args,
         cfg: &cfg,
@@ -375,6 +415,120 @@ fn search(args: SearchArgs) -> anyhow::Result<()> {
             uniform.sims_per_s_uniform
         );
     }
+    Ok(())
+}
+
+/// One game's search as `net-mcts` plays it, on one thread and on
+/// `threads`, the same network for both, in alternating rounds.
+struct OneGame<'a> {
+    args: &'a SearchArgs,
+    cfg: SearchConfig,
+    batch: usize,
+    model: yinsh_zero::nn::ModelConfig,
+    backend: yinsh_zero::nn::BackendKind,
+}
+
+impl GameTask for OneGame<'_> {
+    type Output = anyhow::Result<Vec<[OneGameBench; 2]>>;
+    fn run<G: GamePlayers>(self, game: G) -> Self::Output {
+        let args = self.args;
+        let device = self.backend.device()?;
+        let model = match &args.checkpoint {
+            Some(dir) => checkpoint::load_model(&game, dir, &device)?.0,
+            None => self.model.init(&game.net_shape(), &device),
+        };
+        // No cache: a benchmark that replays its game would find it full.
+        let options = |threads| InferenceOptions {
+            threads: Some(threads),
+            cache_capacity: 0,
+            side_by_side: !args.layer_split,
+            ..InferenceOptions::default()
+        };
+        let start = game.start();
+        let mut one = NetEvaluator::new(game.clone(), model.clone(), device.clone(), options(1))?;
+        let mut many = NetEvaluator::new(game, model, device, options(args.threads))?;
+        let secs = args.seconds;
+        Ok((0..args.rounds.max(1) as u64)
+            .map(|r| {
+                [
+                    bench_one_game(&start, secs, &self.cfg, 1, r, &mut one),
+                    bench_one_game(&start, secs, &self.cfg, self.batch, r, &mut many),
+                ]
+            })
+            .collect())
+    }
+}
+
+fn search_threads(args: SearchArgs) -> anyhow::Result<()> {
+    let cfg = SearchConfig {
+        simulations: args.sims,
+        gumbel: args.gumbel,
+        ..SearchConfig::for_play()
+    };
+    cfg.validate()?;
+    let batch = args.batch.unwrap_or(default_batch(args.threads));
+    ensure!((1..=256).contains(&batch), "--batch must be from 1 to 256");
+    let default = RunConfig::load(None)?;
+    let task = OneGame {
+        args: &args,
+        cfg,
+        batch,
+        model: default.model.to_model_config(),
+        backend: args.backend.choose(default.run.backend),
+    };
+    let variant = default_variant(&args.game)?;
+    let rounds = with_game(&args.game, variant, task)??;
+    let median = |i: usize| {
+        let mut r: Vec<f64> = rounds.iter().map(|b| b[i].sims_per_s).collect();
+        r.sort_by(f64::total_cmp);
+        r[r.len() / 2]
+    };
+    let (one, many) = (median(0), median(1));
+    if args.json {
+        let report = serde_json::json!({
+            "threads": args.threads,
+            "batch": batch,
+            "layer_split": args.layer_split,
+            "sims_per_s_1_thread": one,
+            "sims_per_s_n_threads": many,
+            "speedup": many / one,
+            "rounds": rounds,
+        });
+        println!("{}", serde_json::to_string_pretty(&report)?);
+        return Ok(());
+    }
+    println!(
+        "one game's search ({}, {} sims/move, {}), 1 thread leaf by leaf against {} threads \
+         with batches of {batch} ({})",
+        if args.gumbel { "Gumbel" } else { "PUCT" },
+        args.sims,
+        match &args.checkpoint {
+            Some(dir) => format!("network {}", dir.display()),
+            None => "fresh default network".into(),
+        },
+        args.threads,
+        if args.layer_split {
+            "every layer split over the threads"
+        } else {
+            "one share of each batch per thread"
+        },
+    );
+    for (r, [a, b]) in rounds.iter().enumerate() {
+        println!(
+            "round {}: {:>7.0} simulations/s on 1 thread, {:>7.0} on {} ({:.2}x; {:.2} leaves per call)",
+            r + 1,
+            a.sims_per_s,
+            b.sims_per_s,
+            args.threads,
+            b.sims_per_s / a.sims_per_s,
+            b.mean_leaves_per_call
+        );
+    }
+    println!(
+        "median: {one:.0} simulations/s on 1 thread, {many:.0} on {}: {:.2}x",
+        args.threads,
+        many / one
+    );
     Ok(())
 }
 

@@ -3,7 +3,9 @@
 
 use std::io;
 
-use yinsh_zero::arena::GamePlayers;
+use yinsh_zero::arena::{
+    GamePlayers, MAX_THREADS, available_cores, players_of, with_default_threads,
+};
 use yinsh_zero::engine::{Engine, serve};
 use yinsh_zero::games::{GameTask, with_game};
 
@@ -16,6 +18,11 @@ pub struct Args {
     /// Seed of the player's randomness.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
+    /// Threads of a `net-mcts` player whose spec sets no `threads`
+    /// (default: every core of this machine): each decision's search
+    /// gathers batches of leaves from its tree and splits them over these.
+    #[arg(long, default_value_t = available_cores())]
+    pub threads: usize,
     /// The game the engine plays (`game` on the protocol reports it).
     #[arg(long, default_value = yinsh_zero::games::GAMES[0])]
     pub game: String,
@@ -31,14 +38,19 @@ struct Serve<'a>(&'a Args);
 impl GameTask for Serve<'_> {
     type Output = anyhow::Result<()>;
     fn run<G: GamePlayers>(self, game: G) -> Self::Output {
+        let player = with_default_threads(&self.0.player, self.0.threads, &players_of::<G>());
         let mut engine =
-            Engine::for_game(game, &self.0.player, self.0.seed).map_err(anyhow::Error::msg)?;
+            Engine::for_game(game, &player, self.0.seed).map_err(anyhow::Error::msg)?;
         serve(io::stdin().lock(), io::stdout().lock(), &mut engine)?;
         Ok(())
     }
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
+    anyhow::ensure!(
+        (1..=MAX_THREADS).contains(&args.threads),
+        "--threads must be from 1 to {MAX_THREADS}"
+    );
     let variant = super::variant_of(&args.game, args.variant.as_deref(), false)?;
     with_game(&args.game, variant, Serve(&args))?
 }

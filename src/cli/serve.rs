@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 
-use yinsh_zero::arena::{GamePlayers, PlayerSpec, parse_game_player};
+use yinsh_zero::arena::{GamePlayers, MAX_THREADS, PlayerSpec, available_cores, parse_game_player};
 use yinsh_zero::checkpoint::resolve;
 use yinsh_zero::games::{GAMES, GameTask, default_variant, serve, with_game};
 use yinsh_zero::run::RunDir;
@@ -67,6 +67,12 @@ pub struct Args {
     /// Most milliseconds an engine may think per decision.
     #[arg(long, default_value_t = 2000)]
     pub think_ms: u64,
+    /// Threads of each game's `net-mcts` engine whose spec sets no
+    /// `threads`, and the most a request may ask for (default: every core
+    /// of this machine). Games thinking at once (--max-work) share the
+    /// cores.
+    #[arg(long, default_value_t = available_cores())]
+    pub threads: usize,
     /// Simulations of the agent's-view search.
     #[arg(long, default_value_t = 300)]
     pub analysis_sims: u32,
@@ -94,8 +100,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
          games too",
         args.host
     );
+    anyhow::ensure!(
+        (1..=MAX_THREADS).contains(&args.threads),
+        "--threads must be from 1 to {MAX_THREADS}"
+    );
     let max_think = Duration::from_millis(args.think_ms.max(1));
     let mut offers = Offers::shipped(Path::new("checkpoints"));
+    offers.set_threads(args.threads);
     for arg in &args.offer {
         let name = offers
             .add_from_arg(arg)

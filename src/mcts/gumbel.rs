@@ -65,15 +65,16 @@ pub fn improved_policy<S: State>(tree: &Tree<S>, node: NodeId, cfg: &SearchConfi
 
 /// Selection below the root: the edge maximising
 /// `pi'(a) - N(a) / (1 + sum_b N(b))`, which makes the visit counts track
-/// the improved policy `pi'` deterministically.
+/// the improved policy `pi'` deterministically. `N` counts the descents in
+/// flight (a batch being gathered), which would otherwise all take the
+/// same edge.
 pub fn select<S: State>(tree: &Tree<S>, node: NodeId, cfg: &SearchConfig) -> usize {
     let range = tree.edge_range(node);
     if range.len() == 1 {
         return range.start;
     }
     let pi = improved_policy(tree, node, cfg);
-    let view = tree.node(node).view;
-    let visits: Vec<u32> = range.clone().map(|i| tree.edge_stats(i, view).0).collect();
+    let visits: Vec<u32> = range.clone().map(|i| tree.started_visits(i)).collect();
     let total = 1.0 + visits.iter().sum::<u32>() as f32;
     let mut best = 0;
     let mut best_score = f32::NEG_INFINITY;

@@ -5,7 +5,10 @@
 //!
 //! A [`Search`] belongs to one game and lives across its moves. It is driven
 //! from outside one leaf at a time, so that a self-play worker can step many
-//! games and evaluate all their leaves in one batch:
+//! games and evaluate all their leaves in one batch. A single game played
+//! on several cores gathers a batch from its own tree instead
+//! ([`Search::next_leaves`], with virtual loss), which the evaluator splits
+//! over its threads:
 //!
 //! ```
 //! use yinsh_zero::evaluator::{Evaluator, UniformEvaluator};
@@ -51,13 +54,15 @@ pub mod noise;
 pub mod puct;
 pub mod tree;
 
+use std::collections::VecDeque;
+
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
 use crate::evaluator::{Evaluation, Evaluator};
 use crate::game::State;
 
-pub use bench::{SearchBench, bench_search, bench_search_with};
+pub use bench::{OneGameBench, SearchBench, bench_one_game, bench_search, bench_search_with};
 pub use config::SearchConfig;
 use gumbel::GumbelRoot;
 use tree::{NodeId, NodeState, Tree, terminal_wdl};
@@ -151,8 +156,10 @@ pub struct Search<S: State> {
     cfg: SearchConfig,
     tree: Tree<S>,
     rng: SmallRng,
-    /// The path from the root to the leaf waiting for its evaluation.
-    pending: Option<Vec<NodeId>>,
+    /// The paths from the root to the leaves waiting for their evaluations,
+    /// oldest first: one at a time, or a batch (see
+    /// [`next_leaves`](Search::next_leaves)).
+    pending: VecDeque<Vec<NodeId>>,
     mv: MoveState,
     total_sims: u64,
 }
@@ -171,7 +178,7 @@ impl<S: State> Search<S> {
         let mut s = Search {
             tree: Tree::with_root(pos, cfg.draw_score),
             rng: SmallRng::seed_from_u64(seed),
-            pending: None,
+            pending: VecDeque::new(),
             mv: MoveState {
                 full: true,
                 budget: 0,
@@ -250,7 +257,7 @@ impl<S: State> Search<S> {
             NodeState::Terminal => true,
             NodeState::Fresh => false,
             NodeState::Expanded => {
-                self.is_forced() || (self.pending.is_none() && self.mv.sims >= self.mv.budget)
+                self.is_forced() || (self.pending.is_empty() && self.mv.sims >= self.mv.budget)
             }
         }
     }
@@ -261,43 +268,104 @@ impl<S: State> Search<S> {
     /// budget is spent. Asking again before [`provide`](Search::provide)
     /// returns the same leaf.
     pub fn next_leaf(&mut self) -> Leaf<S> {
-        if let Some(path) = &self.pending {
-            let leaf = *path.last().expect("a path holds the root");
-            return Leaf::NeedsEval(self.tree.node(leaf).pos.clone());
+        if self.pending.is_empty() {
+            self.gather(1);
         }
-        loop {
-            if self.is_done() {
-                return Leaf::Done;
-            }
+        match self.pending.front() {
+            Some(path) => Leaf::NeedsEval(self.leaf_position(path)),
+            None => Leaf::Done,
+        }
+    }
+
+    /// Up to `k` leaves to evaluate together, gathered from this one tree
+    /// (empty once this move's search is over): the search's side of
+    /// spreading one game's evaluations over several cores. Hand their
+    /// evaluations to [`provide`](Search::provide) in this order.
+    ///
+    /// Each leaf's descent stays in flight until its evaluation comes back
+    /// and counts meanwhile as a visit lost by every player choosing along
+    /// it (virtual loss), so later descents of the batch take other paths.
+    /// A descent that reaches a leaf already in the batch is dropped, not
+    /// counted; its virtual loss steers the descents after it until the
+    /// batch is gathered, and at most `k` such collisions end the gathering
+    /// early. The root of a fresh tree is evaluated alone, and the batch
+    /// never runs past the budget. With `k = 1` this is
+    /// [`next_leaf`](Search::next_leaf), the same leaves in the same order.
+    /// Asking again before the evaluations are provided returns the same
+    /// leaves.
+    pub fn next_leaves(&mut self, k: usize) -> Vec<S> {
+        if self.pending.is_empty() {
+            self.gather(k.max(1));
+        }
+        self.pending
+            .iter()
+            .map(|path| self.leaf_position(path))
+            .collect()
+    }
+
+    fn leaf_position(&self, path: &[NodeId]) -> S {
+        let leaf = *path.last().expect("a path holds the root");
+        self.tree.node(leaf).pos.clone()
+    }
+
+    /// Gathers leaves into `pending` until it holds `k`, the budget is
+    /// spent (leaves in flight counted), the move's search is over, or
+    /// collisions end it (see [`next_leaves`](Search::next_leaves)).
+    fn gather(&mut self, k: usize) {
+        let mut collided: Vec<Vec<NodeId>> = Vec::new();
+        while self.pending.len() < k && collided.len() < k && !self.is_done() {
             if self.tree.node(ROOT).state == NodeState::Fresh {
-                self.pending = Some(vec![ROOT]);
-                return Leaf::NeedsEval(self.tree.node(ROOT).pos.clone());
+                // The root's priors shape every descent: nothing else can
+                // be chosen before they are known.
+                if self.pending.is_empty() {
+                    self.tree.add_virtual_loss(&[ROOT]);
+                    self.pending.push_back(vec![ROOT]);
+                }
+                break;
+            }
+            if self.mv.sims + self.pending.len() as u32 >= self.mv.budget {
+                break;
             }
             if !self.mv.prepared {
                 self.prepare_root();
             }
-            let mut path = vec![ROOT];
-            let mut node = ROOT;
-            loop {
-                let e = self.select(node);
-                let child = self.tree.child(node, e);
-                path.push(child);
-                let c = self.tree.node(child);
-                match c.state {
-                    NodeState::Expanded => node = child,
-                    NodeState::Fresh => {
-                        let pos = c.pos.clone();
-                        self.pending = Some(path);
-                        return Leaf::NeedsEval(pos);
-                    }
-                    NodeState::Terminal => {
-                        let (wdl, view) = (terminal_wdl(&c.pos, c.view), c.view);
-                        self.tree.backup(&path, wdl, view);
-                        self.mv.sims += 1;
-                        self.total_sims += 1;
-                        break;
-                    }
+            let (path, state) = self.descend();
+            let leaf = self.tree.node(*path.last().expect("a path holds the root"));
+            match state {
+                NodeState::Fresh if leaf.in_flight > 0 => {
+                    self.tree.add_virtual_loss(&path);
+                    collided.push(path);
                 }
+                NodeState::Fresh => {
+                    self.tree.add_virtual_loss(&path);
+                    self.pending.push_back(path);
+                }
+                NodeState::Terminal => {
+                    let (wdl, view) = (terminal_wdl(&leaf.pos, leaf.view), leaf.view);
+                    self.tree.backup(&path, wdl, view);
+                    self.mv.sims += 1;
+                    self.total_sims += 1;
+                }
+                NodeState::Expanded => unreachable!("a descent ends at a leaf"),
+            }
+        }
+        for path in &collided {
+            self.tree.remove_virtual_loss(path);
+        }
+    }
+
+    /// One descent from the root to a node that is fresh or finished: the
+    /// path, and which of the two it reached.
+    fn descend(&mut self) -> (Vec<NodeId>, NodeState) {
+        let mut path = vec![ROOT];
+        let mut node = ROOT;
+        loop {
+            let e = self.select(node);
+            let child = self.tree.child(node, e);
+            path.push(child);
+            match self.tree.node(child).state {
+                NodeState::Expanded => node = child,
+                state => return (path, state),
             }
         }
     }
@@ -359,14 +427,18 @@ impl<S: State> Search<S> {
         self.mv.root_priors = priors;
     }
 
-    /// Hands over the evaluation of the leaf from [`next_leaf`](Search::next_leaf):
+    /// Hands over the evaluation of the oldest leaf waiting, from
+    /// [`next_leaf`](Search::next_leaf) or [`next_leaves`](Search::next_leaves):
     /// expands it and backs its value up to the root.
     ///
     /// Priors are renormalised over the legal actions (negative or NaN ones
     /// count as 0; all zero gives uniform). An answer with the wrong number of
     /// priors or an unusable WDL is refused and the leaf stays waiting.
     pub fn provide(&mut self, eval: Evaluation) -> Result<(), SearchError> {
-        let path = self.pending.take().ok_or(SearchError::NothingPending)?;
+        let path = self
+            .pending
+            .pop_front()
+            .ok_or(SearchError::NothingPending)?;
         let leaf = *path.last().expect("a path holds the root");
         let n = self.tree.node(leaf);
         let (actions, view) = (n.pos.legal_actions(), n.view);
@@ -374,10 +446,11 @@ impl<S: State> Search<S> {
         let (priors, wdl) = match checked {
             Ok(x) => x,
             Err(e) => {
-                self.pending = Some(path);
+                self.pending.push_front(path);
                 return Err(e);
             }
         };
+        self.tree.remove_virtual_loss(&path);
         self.tree.expand(leaf, &actions, &priors, wdl);
         self.tree.backup(&path, wdl, view);
         if leaf != ROOT {
@@ -398,6 +471,52 @@ impl<S: State> Search<S> {
             self.provide(eval)?;
         }
         Ok(())
+    }
+
+    /// Runs this move's search to the end, asking `evaluator` about up to
+    /// `k` leaves at a time ([`next_leaves`](Search::next_leaves)); `k = 1`
+    /// is [`run`](Search::run).
+    pub fn run_batched(
+        &mut self,
+        evaluator: &mut dyn Evaluator<S>,
+        k: usize,
+    ) -> Result<(), SearchError> {
+        loop {
+            if !self.step_batch(evaluator, k)? {
+                return Ok(());
+            }
+        }
+    }
+
+    /// Gathers up to `k` leaves, evaluates them in one call and hands the
+    /// evaluations back; false once this move's search is over.
+    pub fn step_batch(
+        &mut self,
+        evaluator: &mut dyn Evaluator<S>,
+        k: usize,
+    ) -> Result<bool, SearchError> {
+        let leaves = self.next_leaves(k);
+        if leaves.is_empty() {
+            return Ok(false);
+        }
+        let evals = evaluator.evaluate(&leaves);
+        if evals.len() != leaves.len() {
+            return Err(SearchError::BadEvaluation(format!(
+                "{} evaluations for {} positions",
+                evals.len(),
+                leaves.len()
+            )));
+        }
+        for eval in evals {
+            self.provide(eval)?;
+        }
+        Ok(true)
+    }
+
+    /// Descents in flight, summed over the tree's nodes: 0 whenever no leaf
+    /// waits for its evaluation (the virtual loss is all taken back).
+    pub fn virtual_loss(&self) -> u64 {
+        self.tree.nodes.iter().map(|n| n.in_flight as u64).sum()
     }
 
     /// The move chosen and the training targets, from the search so far
@@ -499,7 +618,9 @@ impl<S: State> Search<S> {
             action: e.action,
             reason: e.reason,
         })?;
-        self.pending = None;
+        for path in std::mem::take(&mut self.pending) {
+            self.tree.remove_virtual_loss(&path);
+        }
         let child = self
             .tree
             .edges_of(ROOT)

@@ -19,6 +19,11 @@ pub fn c_puct(cfg: &SearchConfig, visits: u32) -> f32 {
 /// children. Unvisited children are valued at the node's value minus
 /// `fpu_reduction * sqrt(prior mass of visited children)`. Ties go to the
 /// first edge, in the order of the legal actions.
+///
+/// Descents in flight (a batch being gathered, see
+/// [`Tree::started_stats`]) count as visits that lost, so that successive
+/// descents of one batch spread out; with none in flight this is the plain
+/// PUCT choice.
 pub fn select<S: State>(
     tree: &Tree<S>,
     node: NodeId,
@@ -40,15 +45,16 @@ pub fn select<S: State>(
     };
     let visited_mass: f32 = range
         .clone()
-        .filter(|&i| tree.edges[i].child.is_some_and(|c| tree.node(c).visits > 0))
+        .filter(|&i| tree.started_visits(i) > 0)
         .map(prior_of)
         .sum();
     let fpu = parent_q - fpu_reduction * visited_mass.sqrt();
-    let scale = c_puct(cfg, n.visits) * (n.visits.max(1) as f32).sqrt();
+    let started = n.visits + n.in_flight;
+    let scale = c_puct(cfg, started) * (started.max(1) as f32).sqrt();
     let mut best = range.start;
     let mut best_score = f32::NEG_INFINITY;
     for i in range {
-        let (visits, q) = tree.edge_stats(i, view);
+        let (visits, q) = tree.started_stats(i, view);
         let score = q.unwrap_or(fpu) + scale * prior_of(i) / (1.0 + visits as f32);
         if score > best_score {
             best_score = score;

@@ -66,6 +66,11 @@ pub struct Node<S> {
     /// The node's edges are `edges[first_edge..first_edge + n_edges]`.
     pub first_edge: u32,
     pub n_edges: u32,
+    /// Descents through this node whose leaf still waits for its
+    /// evaluation: while a batch of leaves is gathered from one tree, each
+    /// counts as a visit lost by whoever chose the node (virtual loss), so
+    /// that the next descent of the batch goes elsewhere. 0 between batches.
+    pub in_flight: u32,
 }
 
 impl<S> Node<S> {
@@ -142,6 +147,7 @@ impl<S: State> Tree<S> {
             raw_wdl: None,
             first_edge: 0,
             n_edges: 0,
+            in_flight: 0,
         };
         if node.pos.is_over() {
             node.view = parent_view;
@@ -245,6 +251,50 @@ impl<S: State> Tree<S> {
         match self.edges[e].child {
             None => (0, None),
             Some(c) => (self.node(c).visits, self.q(c, view)),
+        }
+    }
+
+    /// [`edge_stats`](Tree::edge_stats) as a descent gathering a batch sees
+    /// them: each descent in flight through the child counts as a visit
+    /// worth a loss (-1) to `view`, the player choosing the edge. Without
+    /// any in flight, exactly [`edge_stats`](Tree::edge_stats).
+    #[inline]
+    pub fn started_stats(&self, e: usize, view: Color) -> (u32, Option<f32>) {
+        let Some(c) = self.edges[e].child else {
+            return (0, None);
+        };
+        let n = self.node(c);
+        if n.in_flight == 0 {
+            return (n.visits, self.q(c, view));
+        }
+        let started = n.visits + n.in_flight;
+        let sum = self.q(c, view).map_or(0.0, |q| q * n.visits as f32);
+        (started, Some((sum - n.in_flight as f32) / started as f32))
+    }
+
+    /// Visits of edge `e`'s child with the descents in flight through it.
+    #[inline]
+    pub fn started_visits(&self, e: usize) -> u32 {
+        self.edges[e]
+            .child
+            .map_or(0, |c| self.node(c).visits + self.node(c).in_flight)
+    }
+
+    /// Marks a descent along `path` as in flight (see [`Node::in_flight`]).
+    pub fn add_virtual_loss(&mut self, path: &[NodeId]) {
+        for &id in path {
+            self.nodes[id as usize].in_flight += 1;
+        }
+    }
+
+    /// Takes back what [`add_virtual_loss`](Tree::add_virtual_loss) added
+    /// for `path`. Only a counter changes, so the statistics come back
+    /// exactly as they were.
+    pub fn remove_virtual_loss(&mut self, path: &[NodeId]) {
+        for &id in path {
+            let n = &mut self.nodes[id as usize];
+            debug_assert!(n.in_flight > 0, "virtual loss removed twice");
+            n.in_flight -= 1;
         }
     }
 

@@ -91,6 +91,7 @@ pub fn bench_nn<G: Game>(game: &G, opts: &BenchOptions) -> Result<NnBench, NnErr
             threads: opts.threads,
             max_batch: opts.batches.iter().copied().max().unwrap_or(1).max(1),
             native_cpu: opts.native_cpu,
+            side_by_side: true,
         },
     )?;
     let most = opts.batches.iter().copied().max().unwrap_or(0);

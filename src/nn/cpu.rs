@@ -42,7 +42,8 @@ use burn::nn::conv::Conv2d;
 use rayon::prelude::*;
 
 use super::kernels::{
-    Dense, conv_matrix, gemm, param, pool_cells, transpose_blocks, value_rows, values,
+    Dense, alone, conv_matrix, gemm, param, pool_cells, pool_threads, transpose_blocks, value_rows,
+    values,
 };
 use super::model::{ConvBn, Model};
 use crate::game::NetShape;
@@ -268,7 +269,7 @@ impl Conv {
         let cells = height * width;
         let per_position = height.div_ceil(2) * width.div_ceil(2);
         let chunk = (WINOGRAD_TILES / per_position).max(1);
-        let threads = rayon::current_num_threads();
+        let threads = pool_threads();
         if threads == 1 || batch == 1 {
             self.winograd(input, batch, height, width, scratch, out, residual, relu);
             return;
@@ -456,6 +457,13 @@ impl CpuNet {
             margin: Dense::from_linear(&model.margin),
             buffers: Buffers::default(),
         }
+    }
+
+    /// [`forward`](Self::forward) with all its work on the calling thread,
+    /// even inside a rayon pool of several: for passes run side by side,
+    /// one per share of a batch.
+    pub fn forward_alone(&mut self, input: &[f32], batch: usize) -> CpuOutput<'_> {
+        alone(move || self.forward(input, batch))
     }
 
     /// Runs `batch` positions encoded as [`crate::game::Game::encode`]

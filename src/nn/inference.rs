@@ -5,6 +5,7 @@ use std::path::Path;
 
 use burn::module::Module;
 use burn::tensor::{Device, Tensor, TensorData};
+use rayon::prelude::*;
 
 use super::{CpuNet, Model, ModelConfig, NnError, load_weights};
 use crate::encode::masked_softmax;
@@ -29,6 +30,13 @@ pub struct InferenceOptions {
     /// burn's graph: the same outputs within 1e-4, in less time. Other
     /// backends always run burn's graph.
     pub native_cpu: bool,
+    /// With [`CpuNet`] on a private pool of several threads: run a batch
+    /// as one share per thread, each through its own copy of the network
+    /// alone (one fork and join per batch), rather than splitting every
+    /// layer over the threads (a join per layer). Measured faster for the
+    /// small batches of one game searched on several cores
+    /// (`docs/strength.md`, method 5).
+    pub side_by_side: bool,
 }
 
 impl Default for InferenceOptions {
@@ -40,6 +48,7 @@ impl Default for InferenceOptions {
             threads: Some(1),
             max_batch: 256,
             native_cpu: true,
+            side_by_side: true,
         }
     }
 }
@@ -114,8 +123,10 @@ pub struct NetEvaluator<G: Game> {
     shape: NetShape,
     /// `None` only while a forward pass borrows it on the private pool.
     model: Option<Model>,
-    /// The same weights for the native CPU pass, when it is used.
-    cpu: Option<CpuNet>,
+    /// The same weights for the native CPU pass, when it is used: one copy
+    /// per thread of the private pool when batches run side by side (see
+    /// [`InferenceOptions::side_by_side`]), else one.
+    cpu: Vec<CpuNet>,
     device: Device,
     pool: Option<rayon::ThreadPool>,
     max_batch: usize,
@@ -144,8 +155,14 @@ impl<G: Game> NetEvaluator<G> {
             None => None,
         };
         let model = model.valid();
-        let cpu = (options.native_cpu && device == Device::flex())
-            .then(|| CpuNet::new(&model, game.net_shape()));
+        let copies = match options.threads {
+            Some(n) if options.side_by_side => n.max(1),
+            _ => 1,
+        };
+        let cpu = match options.native_cpu && device == Device::flex() {
+            true => vec![CpuNet::new(&model, game.net_shape()); copies],
+            false => Vec::new(),
+        };
         Ok(NetEvaluator {
             shape: game.net_shape(),
             game,
@@ -213,7 +230,11 @@ impl<G: Game> NetEvaluator<G> {
         for (pos, x) in positions.iter().zip(self.input.chunks_exact_mut(size)) {
             self.game.encode(pos, x);
         }
-        if let Some(cpu) = &mut self.cpu {
+        if self.cpu.len() > 1 && b > 1 {
+            self.forward_side_by_side(positions, out_evals);
+            return;
+        }
+        if let Some(cpu) = self.cpu.first_mut() {
             let input = &self.input[..b * size];
             let out = match &self.pool {
                 Some(pool) => pool.install(move || cpu.forward(input, b)),
@@ -246,6 +267,31 @@ impl<G: Game> NetEvaluator<G> {
         };
         self.model = Some(model);
         push_evaluations(&self.game, positions, &policy, &wdl, out_evals);
+    }
+
+    /// The encoded batch of `positions` in shares, one per copy of the
+    /// network, each run alone on its own thread of the pool.
+    fn forward_side_by_side(&mut self, positions: &[G::State], out_evals: &mut Vec<Evaluation>) {
+        let (b, size) = (positions.len(), self.shape.input_size());
+        let per = b.div_ceil(self.cpu.len());
+        let input = &self.input[..b * size];
+        let nets = &mut self.cpu;
+        let pool = self
+            .pool
+            .as_ref()
+            .expect("copies of the network only with a private pool");
+        let outputs: Vec<(Vec<f32>, Vec<f32>)> = pool.install(|| {
+            nets.par_iter_mut()
+                .zip(input.par_chunks(per * size))
+                .map(|(net, x)| {
+                    let out = net.forward_alone(x, x.len() / size);
+                    (out.policy.to_vec(), out.wdl.to_vec())
+                })
+                .collect()
+        });
+        for (share, (policy, wdl)) in positions.chunks(per).zip(&outputs) {
+            push_evaluations(&self.game, share, policy, wdl, out_evals);
+        }
     }
 }
 

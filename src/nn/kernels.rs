@@ -4,6 +4,8 @@
 //! on), dense layers, and the layout changes between burn's planes-first
 //! tensors and their channels-last activations.
 
+use std::cell::Cell;
+
 use burn::module::Param;
 use burn::nn::Linear;
 use burn::nn::conv::Conv2d;
@@ -20,6 +22,36 @@ pub(super) fn values<const D: usize>(t: Tensor<D>) -> Vec<f32> {
 /// A parameter's values, row-major, as f32.
 pub(super) fn param<const D: usize>(p: &Param<Tensor<D>>) -> Vec<f32> {
     values(p.val())
+}
+
+thread_local! {
+    /// Set while a pass runs alone on its thread (see [`alone`]).
+    static ALONE: Cell<bool> = const { Cell::new(false) };
+}
+
+/// The threads a pass may split its work over: the current rayon pool's,
+/// or 1 inside [`alone`].
+pub(super) fn pool_threads() -> usize {
+    if ALONE.get() {
+        1
+    } else {
+        rayon::current_num_threads()
+    }
+}
+
+/// Runs `f` with all its work on the calling thread, whatever pool it is
+/// in: several passes side by side on one pool, each on its own share of a
+/// batch, would otherwise each split every layer over the threads the
+/// others are using.
+pub(super) fn alone<R>(f: impl FnOnce() -> R) -> R {
+    struct Restore(bool);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            ALONE.set(self.0);
+        }
+    }
+    let _restore = Restore(ALONE.replace(true));
+    f()
 }
 
 /// `dst[m x n] (+)= a[m x k] b[k x n]`: `a` and `b` read through (row,
@@ -49,7 +81,7 @@ pub(super) fn gemm(
     }
     assert!(a.len() > (m - 1) * a_rs + (k - 1) * a_cs);
     assert!(b.len() > (k - 1) * b_rs + (n - 1) * b_cs);
-    let parallelism = match rayon::current_num_threads() {
+    let parallelism = match pool_threads() {
         threads if threads > 1 && parallel => gemm::Parallelism::Rayon(threads),
         _ => gemm::Parallelism::None,
     };

@@ -75,6 +75,7 @@ impl<'a, G: Game> WorkerNets<'a, G> {
                     threads: None,
                     max_batch: server.max_batch,
                     native_cpu: true,
+                    side_by_side: true,
                 };
                 Some(BatchServer::start(
                     move || NetEvaluator::new(g, m, d, options).map_err(|e| e.to_string()),

@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::arena::{FILE_KEYS, PlayerSpec};
+use crate::arena::{FILE_KEYS, KNOWN_PLAYERS, PlayerSpec, add_default_threads};
 use crate::checkpoint;
 
 /// The option a caller names an offered network with.
@@ -61,6 +61,11 @@ pub struct OfferedDatabase {
 pub struct Offers {
     networks: Vec<OfferedNetwork>,
     databases: Vec<OfferedDatabase>,
+    /// Threads a resolved player that takes `threads` gets when its spec
+    /// sets none, and the most a spec may ask; 0 (the default) leaves
+    /// specs as they are, and a spec may ask for one thread.
+    #[serde(skip)]
+    threads: usize,
 }
 
 /// Why an offer could not be added (at start, from the operator's own
@@ -333,10 +338,33 @@ impl Offers {
                 )));
             }
         }
+        self.apply_threads(&mut parsed)?;
         Ok(Resolved {
             spec: parsed.to_string(),
             opens_files,
         })
+    }
+
+    /// Gives every player resolved from now on that takes `threads` (the
+    /// `net-mcts` engine) `threads` when its spec sets none, and refuses
+    /// specs asking for more: each game's engine may use that many cores.
+    pub fn set_threads(&mut self, threads: usize) {
+        self.threads = threads;
+    }
+
+    fn apply_threads(&self, parsed: &mut PlayerSpec) -> Result<(), NotOffered> {
+        let most = self.threads.max(1);
+        if let Some(asked) = parsed.get("threads").and_then(|v| v.parse::<usize>().ok())
+            && asked > most
+        {
+            return Err(NotOffered(format!(
+                "option `threads` may be at most {most} on this server"
+            )));
+        }
+        if self.threads > 0 {
+            add_default_threads(parsed, self.threads, KNOWN_PLAYERS);
+        }
+        Ok(())
     }
 }
 
@@ -389,6 +417,32 @@ mod tests {
         assert!(o.resolve("cmd:/bin/sh", "morris", "six").is_err());
         let long = format!("alphabeta:depth=2{}", ",x=1".repeat(200));
         assert!(o.resolve(&long, "yinsh", "standard").is_err());
+    }
+
+    #[test]
+    fn engines_get_the_servers_threads_and_no_more() {
+        let mut o = offers();
+        let spec = |o: &Offers, s| o.resolve(s, "morris", "six").map(|r| r.spec);
+        // Unset, specs stay as they are and ask for one thread at most.
+        assert_eq!(
+            spec(&o, "net-mcts:net=six").unwrap(),
+            "net-mcts:checkpoint=/srv/nets/six"
+        );
+        assert!(spec(&o, "net-mcts:net=six,threads=1").is_ok());
+        let e = spec(&o, "net-mcts:net=six,threads=2").unwrap_err();
+        assert!(e.to_string().contains("`threads` may be at most 1"), "{e}");
+        o.set_threads(2);
+        assert_eq!(
+            spec(&o, "net-mcts:net=six,sims=300").unwrap(),
+            "net-mcts:checkpoint=/srv/nets/six,sims=300,threads=2"
+        );
+        assert_eq!(
+            spec(&o, "net-mcts:net=six,threads=1").unwrap(),
+            "net-mcts:checkpoint=/srv/nets/six,threads=1"
+        );
+        assert_eq!(spec(&o, "alphabeta:depth=2").unwrap(), "alphabeta:depth=2");
+        let e = spec(&o, "net-mcts:net=six,threads=3").unwrap_err();
+        assert!(e.to_string().contains("`threads` may be at most 2"), "{e}");
     }
 
     #[test]
