@@ -31,7 +31,10 @@ use yinsh_zero::games::{GAMES, GameTask, default_variant, emergo, morris, with_g
 /// (`tests/emergo.rs`, against `tests/emergo_reference/`, which checks the
 /// small board's counts too); tic-tac-toe's are the known 9, 72, 504 and
 /// 3 024, and Six and Three Men's Morris's are their placements (16 x 15 x
-/// ..., 9 x 8 x ...). The grid game's are this build's alone.
+/// ..., 9 x 8 x ...). The grid game's are this build's alone. Connect
+/// Four's are 7^n (no column fills and no four forms in five plies), as
+/// `tests/connect4.rs` checks to depth 7 with the distinct positions of
+/// OEIS A212693.
 const PERFT: &[(&str, &str, &[u64])] = &[
     ("yinsh", "standard", &[85, 7_140, 592_620, 48_594_840]),
     ("yinsh", "blitz", &[85, 7_140, 592_620, 48_594_840]),
@@ -45,6 +48,7 @@ const PERFT: &[(&str, &str, &[u64])] = &[
     ("emergo", "standard", &[40, 1_504, 55_172, 1_828_116]),
     ("emergo", "blocked-loses", &[40, 1_504, 55_172, 1_828_116]),
     ("emergo", "small", &[24, 528, 11_140, 201_272]),
+    ("connect4", "standard", &[7, 49, 343, 2_401, 16_807]),
     ("tictactoe", "standard", &[9, 72, 504, 3_024]),
 ];
 
@@ -66,6 +70,8 @@ const MAX_DECISIONS: &[(&str, usize)] = &[
     // TURN_LIMIT turns, each at most one decision per playable square of
     // the largest board (41): an entry, a step, or a chain of jumps.
     ("emergo", emergo::TURN_LIMIT as usize * 41),
+    // Every decision fills one of the 42 cells.
+    ("connect4", 42),
     // Nine cells.
     ("tictactoe", 9),
 ];

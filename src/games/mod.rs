@@ -7,6 +7,7 @@
 //! [`GameTask`] to [`with_game`], which runs it with the game's type, and
 //! build the server from [`web_pages`].
 
+pub mod connect4;
 pub mod emergo;
 pub mod grid;
 pub mod morris;
@@ -86,6 +87,7 @@ register! {
     morris::Morris => morris::web::MorrisPage,
     grid::Grid => grid::web::GridPage,
     emergo::Emergo => emergo::web::EmergoPage,
+    connect4::Connect4 => connect4::web::Connect4Page,
 }
 
 /// The games' own commands, each game's `commands.rs` (the command line
@@ -98,6 +100,8 @@ pub enum GameCommand {
     Morris(morris::commands::Command),
     #[command(flatten)]
     Grid(grid::commands::Command),
+    #[command(flatten)]
+    Connect4(connect4::commands::Command),
 }
 
 impl GameCommand {
@@ -106,6 +110,7 @@ impl GameCommand {
             GameCommand::Yinsh(c) => c.run(),
             GameCommand::Morris(c) => c.run(),
             GameCommand::Grid(c) => c.run(),
+            GameCommand::Connect4(c) => c.run(),
         }
     }
 }

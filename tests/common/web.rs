@@ -1,6 +1,6 @@
 //! The web tests' server and client: the real `yinsh-zero serve` binary on
 //! a free port, plain HTTP/1.1 requests answered in JSON, and each game's
-//! API (`/api/games` for YINSH, `/api/{morris,grid,emergo}/games`).
+//! API (`/api/games` for YINSH, `/api/{morris,grid,emergo,connect4}/games`).
 
 use std::ffi::OsStr;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -161,6 +161,7 @@ pub const YINSH: GameApi = GameApi("/api/games");
 pub const MORRIS: GameApi = GameApi("/api/morris/games");
 pub const GRID: GameApi = GameApi("/api/grid/games");
 pub const EMERGO: GameApi = GameApi("/api/emergo/games");
+pub const CONNECT4: GameApi = GameApi("/api/connect4/games");
 
 impl GameApi {
     /// `/api/{game}/games/{id}` followed by `rest` (`""`, `"/play"`, ...).

@@ -1,0 +1,339 @@
+//! Connect Four's commands: `yinsh-zero solve-connect4` (a position's
+//! exact score and best columns), `yinsh-zero connect4-testset` (the
+//! labelled test set), and the printer of `grade`'s report.
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, ensure};
+use serde_json::json;
+
+use super::Connect4;
+use super::grade::{Connect4GradeOptions, Connect4GradeReport, Tally, VersusPerfect};
+use super::solve::{DEFAULT_TABLE_BITS, Score, Solver};
+use super::testset::{self, GenerateOptions, Kind};
+use crate::arena::grade::percent as pct;
+use crate::arena::{GradeRequest, parse_game_player};
+use crate::game::{Color, Game, State};
+use crate::util::out::println;
+
+/// Connect Four's commands, as the command line lists them.
+#[derive(clap::Subcommand)]
+pub enum Command {
+    /// Solve a Connect Four position exactly: its score (Pascal Pons's
+    /// convention), who wins in how many moves, and every column's score.
+    SolveConnect4(SolveArgs),
+    /// Generate the Connect Four test set: positions of six kinds labelled
+    /// with their exact score (`<moves> <score>` per line).
+    Connect4Testset(TestsetArgs),
+}
+
+impl Command {
+    pub fn run(self) -> anyhow::Result<()> {
+        match self {
+            Command::SolveConnect4(a) => solve(a),
+            Command::Connect4Testset(a) => make_testset(a),
+        }
+    }
+}
+
+#[derive(clap::Args)]
+pub struct SolveArgs {
+    /// The columns played from the empty board, as digits 1 to 7 (`4453`;
+    /// empty: the empty board, which takes minutes).
+    #[arg(long, default_value = "")]
+    pub moves: String,
+    /// Solve every position of a test-set file instead (`<moves> <score>`
+    /// a line, as `connect4-testset` writes them): the scores checked
+    /// against the labels, and the mean time and nodes per position (the
+    /// table cleared before each).
+    #[arg(long, value_name = "FILE", conflicts_with = "moves")]
+    pub file: Option<PathBuf>,
+    /// The solver's table, in bits of entries of 8 bytes (24: 128 MiB).
+    #[arg(long, default_value_t = 24, value_parser = clap::value_parser!(u32).range(16..=30))]
+    pub tt: u32,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(clap::Args)]
+pub struct TestsetArgs {
+    /// Positions wanted of each of the six kinds.
+    #[arg(long, default_value_t = 1000)]
+    pub per_kind: usize,
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// The folder written, one file per kind (`begin-hard.txt`, ...).
+    #[arg(long, default_value = testset::DEFAULT_DIR)]
+    pub out: PathBuf,
+    /// Stop after this many minutes of CPU time (wall time where the system
+    /// does not say), writing what was found.
+    #[arg(long, default_value_t = 30.0)]
+    pub minutes: f64,
+    /// Search nodes one position's solve may take; positions past it are
+    /// left out.
+    #[arg(long, default_value_t = 200_000_000)]
+    pub solver_nodes: u64,
+    /// The solver's table, in bits of entries of 8 bytes.
+    #[arg(long, default_value_t = 24, value_parser = clap::value_parser!(u32).range(16..=30))]
+    pub tt: u32,
+}
+
+fn colour(c: Color) -> &'static str {
+    match c {
+        Color::White => "White",
+        Color::Black => "Black",
+    }
+}
+
+/// `solve-connect4 --file`: every line solved, checked and timed.
+fn solve_file(path: &std::path::Path, tt: u32, json: bool) -> anyhow::Result<()> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let mut solver = Solver::new(tt);
+    let (mut count, mut wrong, mut seconds, mut nodes, mut stones) = (0u64, 0u64, 0.0, 0u64, 0);
+    for (i, line) in text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+    {
+        let l = testset::parse_line(line)
+            .map_err(anyhow::Error::msg)
+            .with_context(|| format!("{} line {}", path.display(), i + 1))?;
+        solver.clear();
+        let before = solver.nodes;
+        let t = Instant::now();
+        let score = solver.solve(&l.position);
+        seconds += t.elapsed().as_secs_f64();
+        nodes += solver.nodes - before;
+        stones += l.position.moves();
+        count += 1;
+        if score != l.score {
+            wrong += 1;
+            eprintln!(
+                "line {}: `{}` scores {score}, labelled {}",
+                i + 1,
+                l.moves,
+                l.score
+            );
+        }
+    }
+    ensure!(count > 0, "{}: no positions", path.display());
+    let (mean_us, mean_nodes) = (1e6 * seconds / count as f64, nodes as f64 / count as f64);
+    let mean_stones = stones as f64 / count as f64;
+    if json {
+        println!(
+            "{}",
+            json!({"file": path.display().to_string(), "positions": count, "wrong": wrong,
+                   "mean_stones": mean_stones, "mean_seconds": seconds / count as f64,
+                   "mean_nodes": mean_nodes, "nodes_per_second": nodes as f64 / seconds})
+        );
+    } else {
+        println!(
+            "{}: {count} positions ({mean_stones:.1} stones on average), {wrong} scored unlike \
+             their label; {mean_us:.1} µs and {mean_nodes:.0} nodes each on average ({:.2} M \
+             nodes/s)",
+            path.display(),
+            nodes as f64 / seconds / 1e6
+        );
+    }
+    ensure!(wrong == 0, "{wrong} positions scored unlike their labels");
+    Ok(())
+}
+
+fn solve(args: SolveArgs) -> anyhow::Result<()> {
+    if let Some(path) = &args.file {
+        return solve_file(path, args.tt, args.json);
+    }
+    let game = Connect4;
+    let start = game.start();
+    let actions = game
+        .parse_game(&start, &args.moves)
+        .map_err(anyhow::Error::msg)
+        .with_context(|| format!("--moves `{}`", args.moves))?;
+    let mut pos = start;
+    for &c in &actions {
+        pos.play_unchecked(c);
+    }
+    ensure!(!pos.is_over(), "--moves `{}`: the game is over", args.moves);
+    let moves = game.format_game(&start, &actions);
+    let t = Instant::now();
+    let mut solver = Solver::new(args.tt);
+    let score = solver.solve(&pos);
+    let columns = solver.column_scores(&pos);
+    let seconds = t.elapsed().as_secs_f64();
+    let best: Vec<u8> = columns
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| **s == Some(score))
+        .map(|(i, _)| i as u8 + 1)
+        .collect();
+    if args.json {
+        let scores: Vec<Option<i32>> = columns.iter().map(|s| s.map(Score::get)).collect();
+        println!(
+            "{}",
+            json!({
+                "moves": moves,
+                "stones": pos.moves(),
+                "to_act": colour(pos.to_act()).to_lowercase(),
+                "score": score.get(),
+                "outcome": score.outcome(),
+                "own_moves_left": score.own_moves_left(pos.moves()),
+                "plies_left": score.plies_left(pos.moves()),
+                "best": best,
+                "columns": scores,
+                "nodes": solver.nodes,
+                "seconds": seconds,
+            })
+        );
+        return Ok(());
+    }
+    println!("position `{moves}` ({} stones)\n{pos}", pos.moves());
+    println!("score {score}: {}", score.describe(&pos));
+    let best: Vec<String> = best.iter().map(u8::to_string).collect();
+    println!("best columns: {}", best.join(" "));
+    let each: Vec<String> = columns
+        .iter()
+        .enumerate()
+        .map(|(i, s)| match s {
+            Some(s) => format!("{}:{s}", i + 1),
+            None => format!("{}:full", i + 1),
+        })
+        .collect();
+    println!("column scores: {}", each.join("  "));
+    println!("{} positions searched, {seconds:.3} s", solver.nodes);
+    Ok(())
+}
+
+fn make_testset(args: TestsetArgs) -> anyhow::Result<()> {
+    ensure!(args.per_kind > 0, "--per-kind must be at least 1");
+    ensure!(
+        args.minutes > 0.0 && args.minutes.is_finite(),
+        "--minutes must be a positive number"
+    );
+    let opts = GenerateOptions {
+        per_kind: args.per_kind,
+        seed: args.seed,
+        solver_nodes: args.solver_nodes,
+        time_limit: Duration::from_secs_f64(args.minutes * 60.0),
+        table_bits: args.tt,
+    };
+    let mut last = Instant::now();
+    let generated = testset::generate(&opts, |kind, n| {
+        if n == opts.per_kind || last.elapsed() > Duration::from_secs(30) {
+            eprintln!("{kind}: {n}");
+            last = Instant::now();
+        }
+    });
+    let paths = testset::write(&args.out, &generated)
+        .with_context(|| format!("writing the test set to {}", args.out.display()))?;
+    for ((kind, positions), (path, seconds)) in Kind::ALL
+        .iter()
+        .zip(&generated.positions)
+        .zip(paths.iter().zip(&generated.seconds))
+    {
+        let mean_ms = 1000.0 * seconds / positions.len().max(1) as f64;
+        println!(
+            "{kind:<14} {:>5} positions, {mean_ms:.2} ms each to solve ({})",
+            positions.len(),
+            path.display()
+        );
+    }
+    println!(
+        "{} positions drawn, {} past {} nodes left out, {} not solved (their kind was full or \
+         not yet due), {:.1} minutes of CPU",
+        generated.drawn,
+        generated.over_budget,
+        args.solver_nodes,
+        generated.skipped,
+        generated.elapsed.as_secs_f64() / 60.0
+    );
+    Ok(())
+}
+
+fn tally_line(name: &str, t: &Tally) -> String {
+    let unsolved = if t.unsolved > 0 {
+        format!(" ({} more past the solver's node budget)", t.unsolved)
+    } else {
+        String::new()
+    };
+    format!(
+        "{name:<16} {:>6} decisions, {:>6} keep the value, {:>6} optimal{unsolved}",
+        t.decisions,
+        pct(t.preserving_share()),
+        pct(t.optimal_share())
+    )
+}
+
+fn versus_line(name: &str, v: &VersusPerfect) -> String {
+    let unresolved = if v.unresolved > 0 {
+        format!(
+            ", {} stopped unresolved (perfect play's move past the node budget)",
+            v.unresolved
+        )
+    } else {
+        String::new()
+    };
+    format!(
+        "{name}: {} games, {} won, {} drawn, {} lost{unresolved} (perfect play from the empty \
+         board: the first player wins)",
+        v.games, v.wins, v.draws, v.losses
+    )
+}
+
+fn print_report(player: &str, report: &Connect4GradeReport, mistakes: bool) {
+    println!("graded: {player} on Connect Four, against the exact solver");
+    println!("test set:");
+    for k in &report.testset {
+        println!("  {}", tally_line(k.kind, &k.tally));
+    }
+    println!("{}", tally_line("own games", &report.own_games));
+    for (name, v) in [
+        ("as first vs perfect", &report.as_first),
+        ("as second vs perfect", &report.as_second),
+    ] {
+        if v.games > 0 {
+            println!("{}", versus_line(name, v));
+            println!("  {}", tally_line("its decisions", &v.decisions));
+        }
+    }
+    if mistakes {
+        for m in &report.mistakes {
+            println!("\n{m}");
+        }
+    }
+}
+
+/// `grade` for Connect Four: the player's decisions against the exact
+/// solver ([`super::grade`]), printed. `--positions` is the number of test
+/// positions per kind, `--db` the test set's folder.
+pub(crate) fn grade(game: &Connect4, req: &GradeRequest) -> anyhow::Result<()> {
+    let spec = &req.spec;
+    parse_game_player(game, spec, 0).with_context(|| format!("player `{spec}`"))?;
+    let opts = Connect4GradeOptions {
+        testset: req
+            .db
+            .clone()
+            .unwrap_or_else(|| PathBuf::from(testset::DEFAULT_DIR)),
+        per_kind: req.positions,
+        own_games: req.games,
+        opening: req.opening,
+        versus_perfect: req.vs_perfect,
+        versus_start: String::new(),
+        solver_nodes: req.solver_nodes,
+        table_bits: DEFAULT_TABLE_BITS + 2,
+        seed: req.seed,
+    };
+    let mut make = |seed: u64| parse_game_player(game, spec, seed).map_err(|e| e.to_string());
+    let report = super::grade::grade(game, &mut make, &opts)?;
+    if req.json {
+        println!(
+            "{}",
+            json!({"player": spec, "game": Connect4::NAME, "variant": game.variant(), "report": report})
+        );
+    } else {
+        print_report(spec, &report, req.mistakes);
+    }
+    Ok(())
+}
