@@ -98,15 +98,14 @@ pub struct Layout {
     pub heading: &'static str,
     /// The body's classes, for the style sheet and the browser tests.
     pub body_class: &'static str,
+    /// Its own style sheets under `/assets/`, after the shared one.
+    pub styles: &'static [&'static str],
     /// Its scripts under `/assets/`, in order (`page.js` first where used).
     pub scripts: &'static [&'static str],
 }
 
 /// [`Common`] as handlers hold it.
 pub type Shared = Arc<Common>;
-
-/// Where a page's HTML takes the navigation bar.
-const NAV_SLOT: &str = "<nav></nav>";
 
 impl Common {
     pub(super) fn new(config: ServeConfig, links: &[NavLink]) -> Common {
@@ -135,23 +134,21 @@ impl Common {
             .iter()
             .map(|s| format!("<script src=\"/assets/{s}\"></script>\n"))
             .collect();
+        let styles: String = layout
+            .styles
+            .iter()
+            .map(|s| format!("<link rel=\"stylesheet\" href=\"/assets/{s}\">\n"))
+            .collect();
         let html = format!(
             "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
              <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
-             <title>{title}</title>\n<link rel=\"stylesheet\" href=\"/assets/style.css\">\n\
+             <title>{title}</title>\n<link rel=\"stylesheet\" href=\"/assets/style.css\">\n{styles}\
              <link rel=\"icon\" href=\"data:,\">\n</head>\n<body{class}>\n<header>\n  \
              <h1 id=\"title\">{heading}</h1>\n  {nav}\n</header>\n{main}{scripts}</body>\n</html>\n",
             title = layout.title,
             heading = layout.heading,
             nav = self.nav,
         );
-        ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], html).into_response()
-    }
-
-    /// A whole page's HTML (compiled in) with the navigation bar in its
-    /// `<nav></nav>`.
-    pub fn page(&self, html: &str) -> Response {
-        let html = html.replacen(NAV_SLOT, &self.nav, 1);
         ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], html).into_response()
     }
 }

@@ -81,6 +81,7 @@ async fn dashboard(State(common): State<Shared>) -> Response {
         title: "yinsh-zero — training dashboard",
         heading: "Training",
         body_class: "",
+        styles: &[],
         scripts: &["dashboard.js"],
     };
     common.page_in(&LAYOUT, assets::DASHBOARD_HTML)

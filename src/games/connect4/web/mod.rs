@@ -9,13 +9,22 @@ use axum::routing::get;
 
 pub use page::*;
 
-use crate::web::{NavLink, Shared, WebPage, text_assets};
+use crate::web::{Layout, NavLink, Shared, WebPage, text_assets};
 
 const HTML: &str = include_str!("assets/connect4.html");
 
 /// The Connect Four page, as the registry lists it.
 #[derive(Default)]
 pub struct Connect4Page;
+
+/// Its page in the layout every page shares.
+const LAYOUT: Layout = Layout {
+    title: "Connect Four — play",
+    heading: "Connect Four",
+    body_class: "play connect4",
+    styles: &["connect4.css"],
+    scripts: &["page.js", "connect4.js"],
+};
 
 impl WebPage for Connect4Page {
     fn nav(&self) -> Vec<NavLink> {
@@ -36,7 +45,7 @@ impl WebPage for Connect4Page {
         Router::new()
             .route(
                 "/connect4",
-                get(|State(c): State<Shared>| async move { c.page(HTML) }),
+                get(|State(c): State<Shared>| async move { c.page_in(&LAYOUT, HTML) }),
             )
             .with_state(common.clone())
             .merge(api::routes(common))

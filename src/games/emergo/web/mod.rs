@@ -22,6 +22,7 @@ const LAYOUT: Layout = Layout {
     title: "Emergo — play",
     heading: "Emergo",
     body_class: "play emergo",
+    styles: &[],
     scripts: &["page.js", "emergo.js"],
 };
 

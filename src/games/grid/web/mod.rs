@@ -22,6 +22,7 @@ const LAYOUT: Layout = Layout {
     title: "Grid game — play",
     heading: "Grid game",
     body_class: "play gridgame",
+    styles: &[],
     scripts: &["page.js", "grid.js"],
 };
 

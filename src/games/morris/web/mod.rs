@@ -32,6 +32,7 @@ const LAYOUT: Layout = Layout {
     title: "Morris — play",
     heading: "Morris",
     body_class: "play morris",
+    styles: &[],
     scripts: &["page.js", "morris.js"],
 };
 

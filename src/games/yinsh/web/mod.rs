@@ -38,6 +38,7 @@ const PLAY: Layout = Layout {
     title: "YINSH — play",
     heading: "YINSH",
     body_class: "play",
+    styles: &[],
     scripts: &["page.js", "board.js", "play.js"],
 };
 
@@ -46,6 +47,7 @@ const RULES: Layout = Layout {
     title: "YINSH — rules",
     heading: "YINSH",
     body_class: "",
+    styles: &[],
     scripts: &[],
 };
 
