@@ -283,7 +283,7 @@ fn versus_line(name: &str, v: &VersusPerfect) -> String {
     )
 }
 
-fn print_report(player: &str, report: &Connect4GradeReport, mistakes: bool) {
+fn print_report(player: &str, report: &Connect4GradeReport, req: &GradeRequest) {
     println!("graded: {player} on Connect Four, against the exact solver");
     println!("test set:");
     for k in &report.testset {
@@ -299,7 +299,18 @@ fn print_report(player: &str, report: &Connect4GradeReport, mistakes: bool) {
             println!("  {}", tally_line("its decisions", &v.decisions));
         }
     }
-    if mistakes {
+    let unsolved: u64 = report.testset.iter().map(|k| k.tally.unsolved).sum::<u64>()
+        + report.own_games.unsolved
+        + report.as_first.decisions.unsolved
+        + report.as_second.decisions.unsolved;
+    if unsolved > 0 {
+        println!(
+            "({unsolved} decisions were past {} search nodes: --solver-nodes 50000000 grades \
+             nearly all but the first few plies of a game, at seconds each)",
+            req.solver_nodes
+        );
+    }
+    if req.mistakes {
         for m in &report.mistakes {
             println!("\n{m}");
         }
@@ -334,7 +345,7 @@ pub(crate) fn grade(game: &Connect4, req: &GradeRequest) -> anyhow::Result<()> {
             json!({"player": spec, "game": Connect4::NAME, "variant": game.variant(), "report": report})
         );
     } else {
-        print_report(spec, &report, req.mistakes);
+        print_report(spec, &report, req);
     }
     Ok(())
 }
