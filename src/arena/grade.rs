@@ -51,6 +51,43 @@ pub struct Grading<G> {
     pub grade: fn(game: &G, request: &GradeRequest) -> anyhow::Result<()>,
 }
 
+/// Graded decisions of one sample against perfect play, as the graders
+/// whose perfect play values every decision the same way count them
+/// (the grid game's solver, Connect Four's). Morris's database counts more
+/// (critical decisions) in its own tally.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Tally {
+    pub decisions: u64,
+    /// ... whose action keeps the position's value (its winner, or win,
+    /// draw or loss).
+    pub preserving: u64,
+    /// ... whose action is one of perfect play's best.
+    pub optimal: u64,
+    /// Decisions left out of the counts above: perfect play could not
+    /// value them within its budget.
+    pub unsolved: u64,
+}
+
+impl Tally {
+    pub fn preserving_share(&self) -> f64 {
+        share(self.preserving, self.decisions)
+    }
+
+    pub fn optimal_share(&self) -> f64 {
+        share(self.optimal, self.decisions)
+    }
+}
+
+/// `part / whole`, or NaN where nothing was counted (printed `-` by
+/// [`percent`]).
+pub fn share(part: u64, whole: u64) -> f64 {
+    if whole == 0 {
+        f64::NAN
+    } else {
+        part as f64 / whole as f64
+    }
+}
+
 /// A share as a report prints it: `61.5%`, or `-` where nothing was
 /// counted (0 / 0).
 pub fn percent(x: f64) -> String {

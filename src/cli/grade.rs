@@ -1,5 +1,6 @@
 //! `yinsh-zero grade`: a player's decisions against a game's perfect play
-//! (Morris: the solved database; the grid game: the exact solver). The
+//! (Morris: the solved database; the grid game and Connect Four: their
+//! exact solvers). The
 //! game grades and prints ([`GamePlayers::grading`]); this fills in the
 //! request.
 
@@ -28,7 +29,8 @@ pub struct Args {
     /// --checkpoint the network's value head is still graded.
     #[arg(long, value_name = "SPEC")]
     pub player: Option<String>,
-    /// The game: one with perfect play to grade against (morris, grid;
+    /// The game: one with perfect play to grade against (morris, grid,
+    /// connect4;
     /// default: the checkpoint's, else the first of them).
     #[arg(long)]
     pub game: Option<String>,

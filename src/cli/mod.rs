@@ -75,7 +75,8 @@ enum Command {
     /// Serve the play page, the rules, the training dashboard and a JSON API.
     Serve(serve::Args),
     /// Grade a network or player against perfect play (Morris: the solved
-    /// database; the grid game: the exact solver): share of value-keeping
+    /// database; the grid game and Connect Four: their exact solvers):
+    /// share of value-keeping
     /// and optimal decisions, value-head accuracy, score vs perfect play.
     Grade(grade::Args),
     /// The registered games' own commands (each game's `commands.rs`).

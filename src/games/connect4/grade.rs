@@ -29,6 +29,7 @@ use super::bitboard::CELLS;
 use super::solve::{Score, Solver};
 use super::testset::{self, Kind};
 use super::{Column, Connect4, Position};
+pub use crate::arena::grade::Tally;
 use crate::arena::{PlayError, Player, play_game};
 use crate::game::{Color, Game, GameResult, State, random_opening};
 use crate::util::sub_seed;
@@ -57,37 +58,6 @@ pub struct Connect4GradeOptions {
     /// The solver's table, in bits of entries.
     pub table_bits: u32,
     pub seed: u64,
-}
-
-/// Graded decisions of one sample.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
-pub struct Tally {
-    pub decisions: u64,
-    /// ... whose column keeps the position's value (win, draw, loss).
-    pub preserving: u64,
-    /// ... whose column is one of the best (its score is the position's).
-    pub optimal: u64,
-    /// Decisions left out of the counts above: the solver could not grade
-    /// them within its node budget.
-    pub unsolved: u64,
-}
-
-impl Tally {
-    pub fn preserving_share(&self) -> f64 {
-        share(self.preserving, self.decisions)
-    }
-
-    pub fn optimal_share(&self) -> f64 {
-        share(self.optimal, self.decisions)
-    }
-}
-
-fn share(a: u64, b: u64) -> f64 {
-    if b == 0 {
-        f64::NAN
-    } else {
-        a as f64 / b as f64
-    }
 }
 
 /// The decisions on one kind of test position.

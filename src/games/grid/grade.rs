@@ -14,6 +14,7 @@ use rand::{Rng, SeedableRng};
 use serde::Serialize;
 
 use crate::arena::Player;
+pub use crate::arena::grade::Tally;
 use crate::arena::{PlayError, play_game};
 use crate::game::{Color, Game, GameResult, State};
 use crate::games::grid::solve::{Solver, Value};
@@ -40,29 +41,6 @@ pub struct GridGradeOptions {
     pub seed: u64,
 }
 
-/// Graded decisions of one side.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
-pub struct Tally {
-    pub decisions: u64,
-    /// ... whose action keeps the winner of the position.
-    pub preserving: u64,
-    /// ... whose action is one of the solver's best.
-    pub optimal: u64,
-    /// Decisions left out of the counts above: the solver could not value
-    /// the position's actions within its node budget.
-    pub unsolved: u64,
-}
-
-impl Tally {
-    pub fn preserving_share(&self) -> f64 {
-        share(self.preserving, self.decisions)
-    }
-
-    pub fn optimal_share(&self) -> f64 {
-        share(self.optimal, self.decisions)
-    }
-}
-
 /// Decisions of both sides in one sample of positions.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct SideTallies {
@@ -78,14 +56,6 @@ impl SideTallies {
             Color::White => &mut self.player1,
             Color::Black => &mut self.player2,
         }
-    }
-}
-
-fn share(a: u64, b: u64) -> f64 {
-    if b == 0 {
-        f64::NAN
-    } else {
-        a as f64 / b as f64
     }
 }
 

@@ -16,6 +16,7 @@ use std::sync::Arc;
 
 use super::perfect::PerfectPlayer;
 use crate::arena::Player;
+use crate::arena::grade::share;
 use crate::arena::{PlayError, play_game};
 use crate::evaluator::Evaluator;
 use crate::game::{Color, Game, GameResult, State, random_opening};
@@ -88,14 +89,6 @@ impl Tally {
 
     pub fn critical_share(&self) -> f64 {
         share(self.critical_preserving, self.critical)
-    }
-}
-
-fn share(a: u64, b: u64) -> f64 {
-    if b == 0 {
-        f64::NAN
-    } else {
-        a as f64 / b as f64
     }
 }
 
