@@ -15,11 +15,7 @@ use yinsh_zero::games::morris::{Morris, Variant};
 
 fn solved(variant: Variant, max_stones: Option<u8>) -> tempfile::TempDir {
     let d = tempfile::tempdir().unwrap();
-    let opts = SolveOptions {
-        variant,
-        dir: d.path().to_path_buf(),
-        max_stones,
-    };
+    let opts = SolveOptions::new(variant, d.path(), max_stones);
     solve(&opts, |_| {}).unwrap();
     d
 }

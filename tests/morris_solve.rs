@@ -23,11 +23,7 @@ use yinsh_zero::games::morris::solve::{SolveOptions, layers_to_solve, solve};
 use yinsh_zero::games::morris::{Morris, Parts, Position, Variant};
 
 fn solve_into(dir: &Path, variant: Variant, max: Option<u8>) -> Vec<(Layer, bool, Option<String>)> {
-    let opts = SolveOptions {
-        variant,
-        dir: dir.to_path_buf(),
-        max_stones: max,
-    };
+    let opts = SolveOptions::new(variant, dir, max);
     let mut seen = Vec::new();
     solve(&opts, |r| {
         seen.push((r.layer, r.resumed, r.damaged.clone()))

@@ -216,35 +216,115 @@ fn canonical_movers(geo: &Geometry, a: usize) -> Vec<(u32, Vec<usize>)> {
         .collect()
 }
 
-/// The states of one layer, by canonical key.
+/// `C(n, k)` for `n, k <= 32`.
+const BINOM: [[u64; 33]; 33] = {
+    let mut t = [[0u64; 33]; 33];
+    let mut n = 0;
+    while n <= 32 {
+        t[n][0] = 1;
+        let mut k = 1;
+        while k <= n {
+            t[n][k] = t[n - 1][k - 1] + if k < n { t[n - 1][k] } else { 0 };
+            k += 1;
+        }
+        n += 1;
+    }
+    t
+};
+
+/// The rank of `o` among the `b`-subsets of the points of `free`
+/// (`o` inside `free`), in increasing mask order: the combinatorial number
+/// system over `o`'s bits squeezed onto `free`'s points.
+#[inline]
+fn rank_in(o: u32, free: u32) -> u64 {
+    let mut r = 0u64;
+    let mut i = 1;
+    let mut rest = o;
+    while rest != 0 {
+        let p = rest.trailing_zeros();
+        rest &= rest - 1;
+        let below = (free & ((1u32 << p) - 1)).count_ones() as usize;
+        r += BINOM[below][i];
+        i += 1;
+    }
+    r
+}
+
+/// The `b`-subset of the points of `free` with rank `r` (the inverse of
+/// [`rank_in`]).
+#[inline]
+fn unrank_in(mut r: u64, b: usize, free: u32) -> u32 {
+    // The free points, by position.
+    let mut slots = [0u8; 32];
+    let mut n = 0;
+    for p in points(free) {
+        slots[n] = p.0;
+        n += 1;
+    }
+    let mut o = 0u32;
+    let mut c = n;
+    for i in (1..=b).rev() {
+        // The largest c with C(c, i) <= r.
+        c -= 1;
+        while BINOM[c][i] > r {
+            c -= 1;
+        }
+        r -= BINOM[c][i];
+        o |= 1 << slots[c];
+    }
+    o
+}
+
+/// The states of one layer, in canonical-key order, without a list of the
+/// keys: the canonical mover masks (few: about 82,000 for nine stones),
+/// each with the offset of its first state; a state's index is its
+/// mover's offset plus the rank of its opponent mask among the
+/// opponent masks on the free points. Movers that some symmetry keeps
+/// (and Three Men's Morris's, whose states with a line are left out) keep
+/// the sorted ranks of their states instead. About 12 bytes per mover,
+/// against 8 a state for a list of keys.
 #[derive(Clone, Debug)]
 pub struct LayerIndex {
     pub layer: Layer,
     pub variant: Variant,
-    keys: Vec<u64>,
+    /// Canonical mover masks, increasing.
+    movers: Vec<u32>,
+    /// The index of each mover's first state; one more at the end, the
+    /// layer's size.
+    offsets: Vec<u64>,
+    /// Per mover: `None` when every opponent mask on its free points is a
+    /// state, else the ranks that are, increasing.
+    listed: Vec<Option<Box<[u32]>>>,
     /// States without the symmetry reduction (the sum of orbit sizes).
     raw: u64,
 }
 
 impl LayerIndex {
-    /// Enumerates the layer (in parallel).
+    /// Enumerates the layer's mover masks (in parallel).
     pub fn build(variant: Variant, layer: Layer) -> LayerIndex {
         let geo = variant.geometry();
         let (a, b) = (usize::from(layer.a), usize::from(layer.b));
         let movers = canonical_movers(geo, a);
         let lines = geo.mill_wins;
         let groups = geo.symmetries.len() as u64;
-        let parts: Vec<(Vec<u64>, u64)> = movers
+        let full = BINOM[geo.points - a.min(geo.points)][b.min(32)];
+        let full = if a + b > geo.points { 0 } else { full };
+        // (mover, states, listed ranks, raw)
+        type Part = (u32, u64, Option<Box<[u32]>>, u64);
+        let parts: Vec<Part> = movers
             .par_iter()
             .map(|(m, stab)| {
                 let m = *m;
-                let mut keys = Vec::new();
-                let mut raw = 0u64;
                 if lines && has_line(geo, m) {
-                    return (keys, raw);
+                    return (m, 0, Some(Vec::new().into_boxed_slice()), 0);
+                }
+                if stab.len() == 1 && !lines {
+                    return (m, full, None, full * groups);
                 }
                 let slots: Vec<u8> = points(geo.all & !m).map(|p| p.0).collect();
-                'o: for c in subsets(slots.len(), b) {
+                let mut ranks = Vec::new();
+                let mut raw = 0u64;
+                'o: for (r, c) in subsets(slots.len(), b).enumerate() {
                     let o = scatter(c, &slots);
                     let mut fixed = 0u64;
                     for &i in stab {
@@ -259,32 +339,45 @@ impl LayerIndex {
                     if lines && has_line(geo, o) {
                         continue;
                     }
-                    keys.push(u64::from(m) << 32 | u64::from(o));
+                    ranks.push(r as u32);
                     raw += groups / fixed;
                 }
-                (keys, raw)
+                if ranks.len() as u64 == full {
+                    (m, full, None, raw)
+                } else {
+                    (m, ranks.len() as u64, Some(ranks.into_boxed_slice()), raw)
+                }
             })
             .collect();
-        let raw = parts.iter().map(|p| p.1).sum();
-        let mut keys = Vec::with_capacity(parts.iter().map(|p| p.0.len()).sum());
-        for (k, _) in parts {
-            keys.extend_from_slice(&k);
+        let mut offsets = Vec::with_capacity(parts.len() + 1);
+        let mut at = 0u64;
+        let mut raw = 0u64;
+        let mut ms = Vec::with_capacity(parts.len());
+        let mut listed = Vec::with_capacity(parts.len());
+        for (m, n, l, r) in parts {
+            ms.push(m);
+            offsets.push(at);
+            listed.push(l);
+            at += n;
+            raw += r;
         }
-        debug_assert!(keys.windows(2).all(|w| w[0] < w[1]));
+        offsets.push(at);
         LayerIndex {
             layer,
             variant,
-            keys,
+            movers: ms,
+            offsets,
+            listed,
             raw,
         }
     }
 
     pub fn len(&self) -> usize {
-        self.keys.len()
+        *self.offsets.last().expect("an end offset") as usize
     }
 
     pub fn is_empty(&self) -> bool {
-        self.keys.is_empty()
+        self.len() == 0
     }
 
     /// States counted without the symmetry reduction.
@@ -292,15 +385,32 @@ impl LayerIndex {
         self.raw
     }
 
-    /// The canonical keys, in index order.
-    pub fn keys(&self) -> &[u64] {
-        &self.keys
+    /// The canonical key of state `index`.
+    #[inline]
+    pub fn key(&self, index: u32) -> u64 {
+        let (m, o) = self.masks(index);
+        u64::from(m) << 32 | u64::from(o)
     }
 
-    /// The index of a canonical key.
+    /// The index of a canonical key (`None` for a key that is no
+    /// canonical state of the layer).
     #[inline]
     pub fn index_of_key(&self, key: u64) -> Option<u32> {
-        self.keys.binary_search(&key).ok().map(|i| i as u32)
+        let (m, o) = split(key);
+        if m & o != 0
+            || m.count_ones() != u32::from(self.layer.a)
+            || o.count_ones() != u32::from(self.layer.b)
+            || (m | o) & !self.variant.geometry().all != 0
+        {
+            return None;
+        }
+        let k = self.movers.binary_search(&m).ok()?;
+        let r = rank_in(o, !m);
+        let local = match &self.listed[k] {
+            None => r,
+            Some(ranks) => ranks.binary_search(&(r as u32)).ok()? as u64,
+        };
+        Some((self.offsets[k] + local) as u32)
     }
 
     /// The index of the state `(m, o)` (any symmetric form).
@@ -312,7 +422,67 @@ impl LayerIndex {
     /// The canonical masks of state `index`.
     #[inline]
     pub fn masks(&self, index: u32) -> (u32, u32) {
-        split(self.keys[index as usize])
+        let i = u64::from(index);
+        assert!(
+            i < self.len() as u64,
+            "state {index} of layer {}",
+            self.layer
+        );
+        let k = self.offsets.partition_point(|&x| x <= i) - 1;
+        let m = self.movers[k];
+        let local = i - self.offsets[k];
+        let r = match &self.listed[k] {
+            None => local,
+            Some(ranks) => u64::from(ranks[local as usize]),
+        };
+        let free = self.variant.geometry().all & !m;
+        (m, unrank_in(r, usize::from(self.layer.b), free))
+    }
+
+    /// The states of `range`, in order, as `(index, m, o)`: faster than
+    /// [`Self::masks`] one by one.
+    pub fn for_each_in(&self, range: std::ops::Range<usize>, mut f: impl FnMut(usize, u32, u32)) {
+        if range.is_empty() {
+            return;
+        }
+        let geo = self.variant.geometry();
+        let b = usize::from(self.layer.b);
+        let mut k = self.offsets.partition_point(|&x| x <= range.start as u64) - 1;
+        let mut i = range.start;
+        while i < range.end {
+            let (lo, hi) = (self.offsets[k] as usize, self.offsets[k + 1] as usize);
+            if i >= hi {
+                k += 1;
+                continue;
+            }
+            let m = self.movers[k];
+            let free = geo.all & !m;
+            let stop = hi.min(range.end);
+            match &self.listed[k] {
+                Some(ranks) => {
+                    for j in i..stop {
+                        f(j, m, unrank_in(u64::from(ranks[j - lo]), b, free));
+                    }
+                }
+                None => {
+                    // Opponent masks in increasing order: the next
+                    // b-subset of the free points (Gosper's hack on the
+                    // squeezed mask), spread onto them.
+                    let slots: Vec<u8> = points(free).map(|p| p.0).collect();
+                    let all = (1u32 << slots.len()) - 1;
+                    let mut c = unrank_in((i - lo) as u64, b, all);
+                    for j in i..stop {
+                        f(j, m, scatter(c, &slots));
+                        if c != 0 {
+                            let low = c & c.wrapping_neg();
+                            let r = c + low;
+                            c = (((r ^ c) >> 2) / low) | r;
+                        }
+                    }
+                }
+            }
+            i = stop;
+        }
     }
 }
 

@@ -82,6 +82,13 @@ pub struct SolveArgs {
     /// Skip counting the positions reachable from the start (Three, Six).
     #[arg(long)]
     no_reach: bool,
+    /// Most minutes between checkpoints inside a moving-phase pair (an
+    /// interrupted solve resumes from the last one).
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u64).range(1..=30))]
+    checkpoint_minutes: u64,
+    /// Seconds between progress lines on standard error (0: none).
+    #[arg(long, default_value_t = 60)]
+    progress_secs: u64,
 }
 
 fn print_layer(r: &LayerReport) {
@@ -113,21 +120,23 @@ fn solve_run(args: SolveArgs) -> anyhow::Result<()> {
     print_solve_header(v, &dir, max_stones);
     let started = Instant::now();
     let opts = SolveOptions {
-        variant: v,
-        dir: dir.clone(),
-        max_stones,
+        checkpoint_secs: 60 * args.checkpoint_minutes,
+        progress_secs: (args.progress_secs > 0).then_some(args.progress_secs),
+        ..SolveOptions::new(v, &dir, max_stones)
     };
     let mut longest_moving = 0u16;
+    let mut count = 0usize;
     let (mut states, mut raw) = (0u64, 0u64);
     let store = solve(&opts, |r| {
         print_layer(r);
+        count += 1;
         states += r.states;
         raw += r.raw;
         if r.layer.is_moving() {
             longest_moving = longest_moving.max(r.longest_win);
         }
     })?;
-    print_solve_summary(v, &dir, max_stones, &store, states, raw, started);
+    print_solve_summary(v, &dir, max_stones, count, states, raw, started);
     println!(
         "longest win in the moving phase: {longest_moving} turns (draw rule: {NO_PROGRESS_LIMIT} \
          moves without a placement or removal{})",
@@ -172,7 +181,7 @@ fn print_solve_summary(
     v: Variant,
     dir: &Path,
     max_stones: Option<u8>,
-    store: &Store,
+    count: usize,
     states: u64,
     raw: u64,
     started: Instant,
@@ -183,8 +192,7 @@ fn print_solve_summary(
         .map(|m| m.len())
         .sum();
     println!(
-        "solved {} layers: {states} states ({raw} unreduced), {:.1} MB on disk, in {:.1}s",
-        store.map.len(),
+        "solved {count} layers: {states} states ({raw} unreduced), {:.1} MB on disk, in {:.1}s",
         size as f64 / 1e6,
         started.elapsed().as_secs_f64()
     );
@@ -207,7 +215,8 @@ fn print_next_layers(v: Variant, n: u8) {
         }
         println!(
             "--max-stones {next} would add {extra} states ({extra_raw} unreduced; \
-             about {:.0} MB of values and plies, and the solver holds about 24 bytes a state)",
+             about {:.0} MB of values and plies; the solver holds 2 bytes a state of the pair it \
+             solves and 3 of the layers its captures lead to)",
             extra as f64 * 2.25 / 1e6
         );
     }

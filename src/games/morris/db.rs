@@ -145,6 +145,8 @@ pub enum DbError {
     },
     #[error("{0}")]
     BadPosition(String),
+    #[error("stopped after a checkpoint, as asked; {path} holds the work so far")]
+    Stopped { path: PathBuf },
     #[error("no database directory {path} (run `yinsh-zero solve --variant {variant}`)")]
     NoDatabase { variant: Variant, path: PathBuf },
 }

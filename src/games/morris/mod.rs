@@ -22,6 +22,7 @@ pub mod db;
 mod game;
 pub mod geometry;
 pub mod grade;
+pub mod pair;
 mod perfect;
 mod players;
 pub mod position;

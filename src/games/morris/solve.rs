@@ -22,17 +22,16 @@
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU8, AtomicU16, Ordering};
 use std::time::Instant;
 
-use arrayvec::ArrayVec;
 use rayon::prelude::*;
 
-use super::address::{Layer, LayerIndex, canonical, layers, orbit_size};
+use super::address::{Layer, LayerIndex, canonical, layer_size, layers, orbit_size};
 use super::db::{
     DbError, LayerValues, Outcome, Solved, Turn, Value, for_each_turn, read_layer, write_layer,
 };
-use super::geometry::{Geometry, Variant, points};
+use super::geometry::{Variant, points};
+use super::pair::{PairOptions, solve_pair};
 
 /// What to solve, and where.
 #[derive(Clone, Debug)]
@@ -43,6 +42,23 @@ pub struct SolveOptions {
     /// side (required for Nine Men's Morris; Three and Six are solved
     /// whole, placement included, when it is `None`).
     pub max_stones: Option<u8>,
+    /// Most seconds between checkpoints inside a moving-phase pair.
+    pub checkpoint_secs: u64,
+    /// Progress lines (to standard error) about every this many seconds.
+    pub progress_secs: Option<u64>,
+}
+
+impl SolveOptions {
+    /// Checkpoints every 20 minutes, no progress lines.
+    pub fn new(variant: Variant, dir: &Path, max_stones: Option<u8>) -> SolveOptions {
+        SolveOptions {
+            variant,
+            dir: dir.to_path_buf(),
+            max_stones,
+            checkpoint_secs: 20 * 60,
+            progress_secs: None,
+        }
+    }
 }
 
 /// One layer's result.
@@ -94,7 +110,7 @@ impl Store {
     }
 
     #[inline]
-    fn turn(&self, t: Turn) -> Value {
+    pub(crate) fn turn(&self, t: Turn) -> Value {
         match t {
             Turn::Win => Value::win(1),
             Turn::To(l, m, o) => self.value(l, m, o).back(),
@@ -128,10 +144,20 @@ fn summarize(layer: Layer, index: &LayerIndex, values: &LayerValues) -> LayerRep
     }
 }
 
+/// The checkpoint file of the pair whose first layer is `layer`.
+pub fn checkpoint_name(layer: Layer) -> String {
+    format!(
+        "pair-{}-{}-{}-{}.ckpt",
+        layer.a, layer.b, layer.hm, layer.ho
+    )
+}
+
 /// Solves what `opts` asks, keeping valid layer files already in the
 /// directory (a damaged one is named in its report and recomputed).
-/// `on_layer` hears of each layer as it is done. Returns the solved
-/// layers, in memory.
+/// `on_layer` hears of each layer as it is done. A moving-phase pair
+/// interrupted half-way resumes from its checkpoint. Returns the solved
+/// layers in memory: all of them for Three and Six; for Nine, only those
+/// the next stone count would need (the layers with the most stones).
 pub fn solve(
     opts: &SolveOptions,
     mut on_layer: impl FnMut(&LayerReport),
@@ -142,8 +168,13 @@ pub fn solve(
         source: e,
     })?;
     let todo = layers_to_solve(variant, opts.max_stones);
+    // Nine keeps only the layers that captures lead to.
+    let evict = variant == Variant::Nine;
     let mut store = Store::default();
     let mut done: HashSet<Layer> = HashSet::new();
+    let all_states: u64 = todo.iter().map(|&l| layer_size(variant, l).0).sum();
+    let mut states_done = 0u64;
+    let (mut solved_states, mut solved_secs) = (0u64, 0f64);
     for &layer in &todo {
         if done.contains(&layer) {
             continue;
@@ -153,6 +184,10 @@ pub fn solve(
         } else {
             vec![layer]
         };
+        if evict {
+            let t = layer.a + layer.b;
+            store.map.retain(|l, _| l.a + l.b + 1 >= t);
+        }
         let started = Instant::now();
         let indexes: Vec<LayerIndex> = group
             .iter()
@@ -180,16 +215,53 @@ pub fn solve(
             }
         }
         let all_kept = kept.iter().all(Option::is_some);
+        let was_kept: Vec<bool> = kept.iter().map(Option::is_some).collect();
+        let group_states: u64 = indexes.iter().map(|i| i.len() as u64).sum();
+        if !all_kept && let Some(every) = opts.progress_secs {
+            let left = if solved_secs > 0.0 && solved_states > 0 {
+                let rate = solved_states as f64 / solved_secs;
+                format!(
+                    "; about {} left for all {} remaining states at {:.0} states/s so far",
+                    hms((all_states - states_done) as f64 / rate),
+                    all_states - states_done,
+                    rate
+                )
+            } else {
+                String::new()
+            };
+            let _ = every;
+            eprintln!(
+                "solving {} ({group_states} states){left}",
+                group
+                    .iter()
+                    .map(|l| l.to_string())
+                    .collect::<Vec<_>>()
+                    .join(" + ")
+            );
+        }
+        let ckpt = opts.dir.join(checkpoint_name(layer));
         let values: Vec<LayerValues> = if all_kept {
-            kept.iter().map(|k| k.clone().unwrap()).collect()
+            kept.iter_mut().map(|k| k.take().unwrap()).collect()
         } else if layer.is_moving() {
-            solve_moving(variant, &indexes, &store)
+            let popts = PairOptions {
+                progress_secs: opts.progress_secs,
+                ..PairOptions::new(Some(ckpt.clone()), opts.checkpoint_secs)
+            };
+            let (values, plog) = solve_pair(variant, &indexes, &store, &popts)?;
+            if let Some(why) = plog.bad_checkpoint {
+                for d in damaged.iter_mut() {
+                    if d.is_none() {
+                        *d = Some(format!("checkpoint not used: {why}"));
+                    }
+                }
+            }
+            values
         } else {
             vec![solve_placement(variant, &indexes[0], &store)]
         };
         let seconds = started.elapsed().as_secs_f64();
         for (k, ((l, ix), v)) in group.iter().zip(indexes).zip(values).enumerate() {
-            let resumed = kept[k].is_some();
+            let resumed = was_kept[k];
             if !resumed {
                 write_layer(&opts.dir.join(l.file_name()), variant, *l, &v)?;
             }
@@ -207,8 +279,30 @@ pub fn solve(
             );
             done.insert(*l);
         }
+        if !all_kept {
+            if ckpt.exists() {
+                std::fs::remove_file(&ckpt).map_err(|e| DbError::Io {
+                    path: ckpt.clone(),
+                    source: e,
+                })?;
+            }
+            solved_states += group_states;
+            solved_secs += seconds;
+        }
+        states_done += group_states;
     }
     Ok(store)
+}
+
+fn hms(secs: f64) -> String {
+    let s = secs.max(0.0) as u64;
+    if s >= 3600 {
+        format!("{}h{:02}m", s / 3600, s % 3600 / 60)
+    } else if s >= 60 {
+        format!("{}m{:02}s", s / 60, s % 60)
+    } else {
+        format!("{s}s")
+    }
 }
 
 /// Loads the solved layers of `dir` (all of `variant`'s that have files)
@@ -228,223 +322,37 @@ pub fn load(dir: &Path, variant: Variant, max_stones: Option<u8>) -> Result<Stor
 fn solve_placement(variant: Variant, index: &LayerIndex, store: &Store) -> LayerValues {
     let geo = variant.geometry();
     let layer = index.layer;
-    let (wdl, plies): (Vec<u8>, Vec<u16>) = index
-        .keys()
-        .par_iter()
-        .map(|&key| {
-            let (m, o) = super::address::split(key);
-            let mut best: Option<Value> = None;
-            for_each_turn(geo, layer, m, o, |t| {
-                let v = store.turn(t);
-                if best.is_none_or(|b| v.rank() > b.rank()) {
-                    best = Some(v);
-                }
-            });
-            // A player with stones in hand can always place one.
-            let v = best.unwrap_or(Value::loss(0));
-            (v.outcome.code(), v.plies)
-        })
-        .unzip();
-    LayerValues { wdl, plies }
-}
-
-const UNSETTLED: u8 = 0;
-const WON: u8 = 1;
-const LOST: u8 = 2;
-const LOSS_BIT: u32 = 1 << 31;
-
-/// What a state knows before the retrograde pass: its successors in the
-/// pair, and the best of those outside it.
-#[derive(Clone, Copy)]
-struct Start {
-    count: u8,
-    /// Fastest win through a turn leaving the pair (u16::MAX: none).
-    win: u16,
-    /// A turn leaving the pair draws.
-    draw: bool,
-    /// Slowest loss through turns leaving the pair (0: none).
-    loss: u16,
-    /// No turn at all: blocked.
-    blocked: bool,
-}
-
-/// A moving-phase pair (or a single layer `a:a`), solved together.
-fn solve_moving(variant: Variant, indexes: &[LayerIndex], store: &Store) -> Vec<LayerValues> {
-    let geo = variant.geometry();
-    let sides = indexes.len();
-    let base: Vec<usize> = if sides == 2 {
-        vec![0, indexes[0].len()]
-    } else {
-        vec![0]
-    };
-    let total: usize = indexes.iter().map(LayerIndex::len).sum();
-    assert!(
-        total < LOSS_BIT as usize,
-        "a pair of layers with 2^31 states or more"
-    );
-    let partner = |side: usize| if sides == 2 { 1 - side } else { 0 };
-    let side_of = |g: usize| if sides == 2 && g >= base[1] { 1 } else { 0 };
-    let pair_layer: Vec<Layer> = indexes.iter().map(|ix| ix.layer).collect();
-
-    let starts: Vec<Start> = (0..total)
+    let n = index.len();
+    let chunk = 1 << 16;
+    let parts: Vec<(Vec<u8>, Vec<u16>)> = (0..n.div_ceil(chunk))
         .into_par_iter()
-        .map(|g| {
-            let side = side_of(g);
-            let (m, o) = indexes[side].masks((g - base[side]) as u32);
-            let other = pair_layer[partner(side)];
-            let mut inside: ArrayVec<u64, 128> = ArrayVec::new();
-            let mut s = Start {
-                count: 0,
-                win: u16::MAX,
-                draw: false,
-                loss: 0,
-                blocked: true,
-            };
-            for_each_turn(geo, pair_layer[side], m, o, |t| {
-                s.blocked = false;
-                match t {
-                    Turn::To(l, m2, o2) if l == other => {
-                        inside.push(canonical(geo, m2, o2));
-                    }
-                    t => {
-                        let v = store.turn(t);
-                        match v.outcome {
-                            Outcome::Win => s.win = s.win.min(v.plies),
-                            Outcome::Draw => s.draw = true,
-                            Outcome::Loss => s.loss = s.loss.max(v.plies),
-                        }
-                    }
-                }
-            });
-            inside.sort_unstable();
-            let mut n = 0u8;
-            for (i, k) in inside.iter().enumerate() {
-                if i == 0 || inside[i - 1] != *k {
-                    n += 1;
-                }
-            }
-            s.count = n;
-            s
-        })
-        .collect();
-
-    let status: Vec<AtomicU8> = (0..total).map(|_| AtomicU8::new(UNSETTLED)).collect();
-    let plies: Vec<AtomicU16> = (0..total).map(|_| AtomicU16::new(0)).collect();
-    let count: Vec<AtomicU8> = starts.iter().map(|s| AtomicU8::new(s.count)).collect();
-    let mut buckets: Vec<Vec<u32>> = Vec::new();
-    let push = |buckets: &mut Vec<Vec<u32>>, level: usize, entry: u32| {
-        if buckets.len() <= level {
-            buckets.resize_with(level + 1, Vec::new);
-        }
-        buckets[level].push(entry);
-    };
-    for (g, s) in starts.iter().enumerate() {
-        if s.blocked {
-            push(&mut buckets, 0, g as u32 | LOSS_BIT);
-        } else if s.win != u16::MAX {
-            push(&mut buckets, usize::from(s.win), g as u32);
-        } else if s.count == 0 && !s.draw {
-            push(&mut buckets, usize::from(s.loss), g as u32 | LOSS_BIT);
-        }
-    }
-
-    let mut level = 0;
-    while level < buckets.len() {
-        let items = std::mem::take(&mut buckets[level]);
-        let next: Vec<(usize, u32)> = items
-            .par_iter()
-            .fold(Vec::new, |mut acc, &entry| {
-                let g = (entry & !LOSS_BIT) as usize;
-                let lost = entry & LOSS_BIT != 0;
-                let code = if lost { LOST } else { WON };
-                if status[g]
-                    .compare_exchange(UNSETTLED, code, Ordering::AcqRel, Ordering::Acquire)
-                    .is_err()
-                {
-                    return acc;
-                }
-                plies[g].store(level.min(u16::MAX as usize) as u16, Ordering::Relaxed);
-                let side = side_of(g);
-                let ps = partner(side);
-                let (m, o) = indexes[side].masks((g - base[side]) as u32);
-                let mut preds: ArrayVec<u32, 128> = ArrayVec::new();
-                for_each_unmove(geo, m, o, |mp, op| {
-                    if let Some(i) = indexes[ps].index_of(mp, op) {
-                        let gp = (base[ps] + i as usize) as u32;
-                        if !preds.contains(&gp) {
-                            preds.push(gp);
-                        }
+        .map(|c| {
+            let range = c * chunk..((c + 1) * chunk).min(n);
+            let mut wdl = Vec::with_capacity(range.len());
+            let mut plies = Vec::with_capacity(range.len());
+            index.for_each_in(range, |_, m, o| {
+                let mut best: Option<Value> = None;
+                for_each_turn(geo, layer, m, o, |t| {
+                    let v = store.turn(t);
+                    if best.is_none_or(|b| v.rank() > b.rank()) {
+                        best = Some(v);
                     }
                 });
-                for &gp in &preds {
-                    let gp_u = gp as usize;
-                    if lost {
-                        if status[gp_u].load(Ordering::Acquire) == UNSETTLED {
-                            acc.push((level + 1, gp));
-                        }
-                    } else {
-                        let before = count[gp_u].fetch_sub(1, Ordering::AcqRel);
-                        debug_assert!(before > 0, "a predecessor counted too few successors");
-                        let st = &starts[gp_u];
-                        if before == 1 && !st.draw && st.win == u16::MAX {
-                            let at = (level + 1).max(usize::from(st.loss));
-                            acc.push((at, gp | LOSS_BIT));
-                        }
-                    }
-                }
-                acc
-            })
-            .reduce(Vec::new, |mut a, mut b| {
-                a.append(&mut b);
-                a
+                // A player with stones in hand can always place one.
+                let v = best.unwrap_or(Value::loss(0));
+                wdl.push(v.outcome.code());
+                plies.push(v.plies);
             });
-        for (l, e) in next {
-            push(&mut buckets, l, e);
-        }
-        level += 1;
+            (wdl, plies)
+        })
+        .collect();
+    let mut wdl = Vec::with_capacity(n);
+    let mut plies = Vec::with_capacity(n);
+    for (w, p) in parts {
+        wdl.extend_from_slice(&w);
+        plies.extend_from_slice(&p);
     }
-
-    let mut out = Vec::with_capacity(sides);
-    for (side, ix) in indexes.iter().enumerate() {
-        let range = base[side]..base[side] + ix.len();
-        let wdl: Vec<u8> = range
-            .clone()
-            .map(|g| match status[g].load(Ordering::Relaxed) {
-                WON => Outcome::Win.code(),
-                LOST => Outcome::Loss.code(),
-                _ => Outcome::Draw.code(),
-            })
-            .collect();
-        let pl: Vec<u16> = range
-            .map(|g| {
-                if status[g].load(Ordering::Relaxed) == UNSETTLED {
-                    0
-                } else {
-                    plies[g].load(Ordering::Relaxed)
-                }
-            })
-            .collect();
-        out.push(LayerValues { wdl, plies: pl });
-    }
-    out
-}
-
-/// The states of the moving phase one quiet move before `(m, o)`: the
-/// opponent's stone at `y`, in no mill of its own there, came from an
-/// empty point next to it (any empty point if the opponent flies). Each
-/// comes as `(opponent's stones before, m)`: the previous mover's view.
-#[inline]
-fn for_each_unmove(geo: &Geometry, m: u32, o: u32, mut f: impl FnMut(u32, u32)) {
-    let empty = geo.all & !(m | o);
-    let flies = geo.flies(o.count_ones());
-    for y in points(o) {
-        if geo.in_mill(o, y) {
-            continue;
-        }
-        for x in points(geo.targets(y, empty, flies)) {
-            f(o ^ y.bit() ^ x.bit(), m);
-        }
-    }
+    LayerValues { wdl, plies }
 }
 
 /// Positions reachable from the start, counted four ways.
