@@ -491,6 +491,7 @@ fn grading_on_a_small_sample() {
         versus_start: "4444443232".into(),
         solver_nodes: 2_000_000,
         table_bits: 20,
+        book: None,
         seed: 1,
     };
     let mut perfect =

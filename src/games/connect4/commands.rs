@@ -8,10 +8,12 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, ensure};
 use serde_json::json;
 
-use super::Connect4;
+use super::book::build::{BuildOptions, Progress};
+use super::book::{self, Book};
 use super::grade::{Connect4GradeOptions, Connect4GradeReport, Tally, VersusPerfect};
 use super::solve::{DEFAULT_TABLE_BITS, Score, Solver};
 use super::testset::{self, GenerateOptions, Kind};
+use super::{Connect4, Position};
 use crate::arena::grade::percent as pct;
 use crate::arena::{GradeRequest, parse_game_player};
 use crate::game::{Color, Game, State};
@@ -26,6 +28,10 @@ pub enum Command {
     /// Generate the Connect Four test set: positions of six kinds labelled
     /// with their exact score (`<moves> <score>` per line).
     Connect4Testset(TestsetArgs),
+    /// Grow (or check) the Connect Four opening book: the exact score of
+    /// every column wherever `perfect` is to act in its first plies, on
+    /// either side, so that no game waits minutes on them.
+    Connect4Book(BookArgs),
 }
 
 impl Command {
@@ -33,6 +39,7 @@ impl Command {
         match self {
             Command::SolveConnect4(a) => solve(a),
             Command::Connect4Testset(a) => make_testset(a),
+            Command::Connect4Book(a) => grow_book(a),
         }
     }
 }
@@ -52,9 +59,42 @@ pub struct SolveArgs {
     /// The solver's table, in bits of entries of 8 bytes (24: 128 MiB).
     #[arg(long, default_value_t = 24, value_parser = clap::value_parser!(u32).range(16..=30))]
     pub tt: u32,
+    /// Answer from this opening book where it can (`connect4-book`
+    /// writes it); without it the solver searches everything.
+    #[arg(long, value_name = "FILE")]
+    pub book: Option<PathBuf>,
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub json: bool,
+}
+
+#[derive(clap::Args)]
+pub struct BookArgs {
+    /// The book: read if it exists, rewritten atomically as it grows.
+    #[arg(long, value_name = "FILE", default_value = book::DEFAULT_BOOK)]
+    pub book: PathBuf,
+    /// Grow it until `perfect`'s decisions at up to this many stones are
+    /// answered (each column's position, one stone deeper, solved).
+    #[arg(long, default_value_t = 4)]
+    pub plies: usize,
+    /// Stop after this many minutes (0: when done), keeping what was
+    /// solved: a later run goes on from there.
+    #[arg(long, default_value_t = 0.0)]
+    pub minutes: f64,
+    /// Grow the book of the games from this position (columns from the
+    /// empty board, `4453`) instead of the empty board's.
+    #[arg(long, default_value = "")]
+    pub from: String,
+    /// Save the book at least this often, in minutes.
+    #[arg(long, default_value_t = 5.0)]
+    pub save_minutes: f64,
+    /// The solver's table, in bits of entries of 8 bytes (26: 512 MiB).
+    #[arg(long, default_value_t = 26, value_parser = clap::value_parser!(u32).range(16..=30))]
+    pub tt: u32,
+    /// Only read the book, check every entry, and print its entries by
+    /// stones.
+    #[arg(long)]
+    pub check: bool,
 }
 
 #[derive(clap::Args)]
@@ -161,6 +201,9 @@ fn solve(args: SolveArgs) -> anyhow::Result<()> {
     let moves = game.format_game(&start, &actions);
     let t = Instant::now();
     let mut solver = Solver::new(args.tt);
+    if let Some(path) = &args.book {
+        solver = solver.with_book(Book::load(path)?);
+    }
     let score = solver.solve(&pos);
     let columns = solver.column_scores(&pos);
     let seconds = t.elapsed().as_secs_f64();
@@ -335,6 +378,7 @@ pub(crate) fn grade(game: &Connect4, req: &GradeRequest) -> anyhow::Result<()> {
         versus_start: String::new(),
         solver_nodes: req.solver_nodes,
         table_bits: DEFAULT_TABLE_BITS + 2,
+        book: Book::load_or_empty(std::path::Path::new(book::DEFAULT_BOOK)).map(Some)?,
         seed: req.seed,
     };
     let mut make = |seed: u64| parse_game_player(game, spec, seed).map_err(|e| e.to_string());
@@ -347,5 +391,85 @@ pub(crate) fn grade(game: &Connect4, req: &GradeRequest) -> anyhow::Result<()> {
     } else {
         print_report(spec, &report, req);
     }
+    Ok(())
+}
+
+/// `connect4-book`: the book grown ply by ply (or checked), saved as it
+/// grows.
+fn grow_book(args: BookArgs) -> anyhow::Result<()> {
+    let loaded = Book::load_or_empty(&args.book)?;
+    let counts = |b: &Book| -> String {
+        (0..=b.max_stones())
+            .filter(|&n| b.count_with(n) > 0)
+            .map(|n| format!("{n}: {}", b.count_with(n)))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    println!(
+        "{}: {} entries (by stones {})",
+        args.book.display(),
+        loaded.len(),
+        counts(&loaded)
+    );
+    if args.check {
+        return Ok(());
+    }
+    ensure!(
+        args.minutes >= 0.0 && args.minutes.is_finite() && args.save_minutes > 0.0,
+        "--minutes must be 0 or more and --save-minutes more than 0"
+    );
+    let start = Position::from_moves(&args.from)
+        .map_err(anyhow::Error::msg)
+        .with_context(|| format!("--from `{}`", args.from))?;
+    ensure!(!start.is_over(), "--from `{}`: the game is over", args.from);
+    let opts = BuildOptions {
+        start,
+        plies: args.plies,
+        deadline: (args.minutes > 0.0)
+            .then(|| Instant::now() + Duration::from_secs_f64(args.minutes * 60.0)),
+        save_every: Duration::from_secs_f64(args.save_minutes * 60.0),
+    };
+    let mut solver = Solver::new(args.tt).with_book(loaded);
+    let path = args.book.clone();
+    let mut save = |s: &Solver| -> anyhow::Result<()> {
+        let b = s.book().expect("the solver has its book");
+        b.save(&path)
+            .with_context(|| format!("writing {}", path.display()))
+    };
+    let mut progress = |p: Progress| match p {
+        Progress::Solved {
+            plies,
+            moves,
+            score,
+            seconds,
+            nodes,
+            book,
+        } => println!(
+            "plies {plies}: `{moves}` scores {score} ({seconds:.1} s, {nodes} nodes; book {book})"
+        ),
+        Progress::PliesDone {
+            plies,
+            book,
+            seconds,
+        } => println!("plies {plies} done: book {book} entries, {seconds:.0} s"),
+    };
+    let report = book::build::build(&mut solver, &opts, &mut save, &mut progress)?;
+    let b = solver.book().expect("the solver has its book");
+    println!(
+        "{}: {} entries (by stones {}); {} positions solved, {} nodes, {:.0} s; complete to {} \
+         plies{}",
+        args.book.display(),
+        b.len(),
+        counts(b),
+        report.solved,
+        report.nodes,
+        report.seconds,
+        report.complete_plies,
+        if report.stopped {
+            " (stopped at --minutes: run it again to go on)"
+        } else {
+            ""
+        }
+    );
     Ok(())
 }

@@ -26,6 +26,7 @@ use rand::{Rng, SeedableRng};
 use serde::Serialize;
 
 use super::bitboard::CELLS;
+use super::book::Book;
 use super::solve::{Score, Solver};
 use super::testset::{self, Kind};
 use super::{Column, Connect4, Position};
@@ -57,6 +58,8 @@ pub struct Connect4GradeOptions {
     pub solver_nodes: u64,
     /// The solver's table, in bits of entries.
     pub table_bits: u32,
+    /// The opening book the solver answers from first, if any.
+    pub book: Option<Book>,
     pub seed: u64,
 }
 
@@ -212,7 +215,10 @@ pub fn grade(
     opts: &Connect4GradeOptions,
 ) -> Result<Connect4GradeReport, Connect4GradeError> {
     let mut judge = Judge {
-        solver: Solver::new(opts.table_bits),
+        solver: match &opts.book {
+            Some(b) => Solver::new(opts.table_bits).with_book(b.clone()),
+            None => Solver::new(opts.table_bits),
+        },
         budget: opts.solver_nodes,
         mistakes: Vec::new(),
     };

@@ -29,6 +29,7 @@
 //! ```
 
 pub mod bitboard;
+pub mod book;
 pub mod commands;
 mod game;
 pub mod grade;

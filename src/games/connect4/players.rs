@@ -4,7 +4,10 @@
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
+use std::path::{Path, PathBuf};
+
 use super::bitboard;
+use super::book::{Book, DEFAULT_BOOK};
 use super::solve::{DEFAULT_TABLE_BITS, Score, Solver};
 use super::{Column, Connect4, Position};
 use crate::arena::{GamePlayers, Grading, MoveInfo, Player, PlayerInfo, PlayerSpec};
@@ -12,12 +15,20 @@ use crate::arena::{PlayerSpecError, parse_num};
 
 const CONNECT4_PLAYERS: &[PlayerInfo] = &[PlayerInfo {
     name: "perfect",
-    keys: &[(
-        "tt",
-        "the solver's table, in bits of entries of 8 bytes (default 22: 32 MiB; 16 to 28)",
-    )],
+    keys: &[
+        (
+            "tt",
+            "the solver's table, in bits of entries of 8 bytes (default 22: 32 MiB; 16 to 28)",
+        ),
+        (
+            "book",
+            "the opening book written by `connect4-book` (default data/connect4/book.bin, \
+             when there is one)",
+        ),
+    ],
     about: "exact play from the solver: the fastest win, else a draw, else the slowest loss \
-            (ties at random); its first moves from the empty board take minutes",
+            (ties at random); its first moves from the empty board take minutes where the \
+            opening book does not answer them",
 }];
 
 /// Plays what the exact solver says: a random one of the columns with the
@@ -28,6 +39,8 @@ pub struct PerfectPlayer {
     /// engines may never think.
     solver: Option<Solver>,
     bits: u32,
+    /// Handed to the solver when it is made.
+    book: Option<Book>,
     rng: SmallRng,
     last: Option<(Score, Column)>,
 }
@@ -40,9 +53,19 @@ impl PerfectPlayer {
             name,
             solver: None,
             bits: tt_bits,
+            book: None,
             rng: SmallRng::seed_from_u64(seed),
             last: None,
         }
+    }
+}
+
+impl PerfectPlayer {
+    /// The player answering from `book` first (and adding to it, in
+    /// memory, what costs its solver long).
+    pub fn with_book(mut self, book: Book) -> PerfectPlayer {
+        self.book = Some(book);
+        self
     }
 }
 
@@ -52,8 +75,14 @@ impl Player<Position> for PerfectPlayer {
     }
 
     fn choose(&mut self, pos: &Position) -> Column {
-        let bits = self.bits;
-        let solver = self.solver.get_or_insert_with(|| Solver::new(bits));
+        let (bits, book) = (self.bits, &mut self.book);
+        let solver = self.solver.get_or_insert_with(|| {
+            let s = Solver::new(bits);
+            match book.take() {
+                Some(b) => s.with_book(b),
+                None => s,
+            }
+        });
         let (score, best) = solver.best_columns(pos);
         let c = best[self.rng.random_range(0..best.len())];
         self.last = Some((score, c));
@@ -99,7 +128,27 @@ impl GamePlayers for Connect4 {
                     Some(v) => parse_num(spec, "tt", v, 16, 28)? as u32,
                     None => DEFAULT_TABLE_BITS,
                 };
-                Ok(Box::new(PerfectPlayer::new(spec.to_string(), bits, seed)))
+                let player = PerfectPlayer::new(spec.to_string(), bits, seed);
+                let path = spec.get("book").map(PathBuf::from);
+                let book = match &path {
+                    Some(p) => Some(Book::load(p)),
+                    None => {
+                        let p = Path::new(DEFAULT_BOOK);
+                        p.exists().then(|| Book::load(p))
+                    }
+                };
+                Ok(Box::new(match book {
+                    None => player,
+                    Some(Ok(b)) => player.with_book(b),
+                    Some(Err(e)) => {
+                        return Err(PlayerSpecError::BadValue {
+                            player: spec.name.clone(),
+                            key: "book".into(),
+                            value: e.path.display().to_string(),
+                            why: e.why,
+                        });
+                    }
+                }))
             }
             other => unreachable!("CONNECT4_PLAYERS lists `{other}` but nothing builds it"),
         }

@@ -179,6 +179,47 @@ impl Position {
         self.current + self.mask
     }
 
+    /// The position whose [`Position::code`] is `code`, checked: a board
+    /// that some order of play reaches (see [`Position::from_stones`]).
+    /// The error says what is wrong.
+    ///
+    /// ```
+    /// use yinsh_zero::games::connect4::Position;
+    /// let p = Position::from_moves("4453").unwrap();
+    /// assert_eq!(Position::from_code(p.code()).unwrap(), p);
+    /// assert!(Position::from_code(1 << 60).is_err());
+    /// ```
+    pub fn from_code(code: u64) -> Result<Position, String> {
+        // With the bottom row added, each column's top set bit marks its
+        // height and the bits below it are the stones of the player to
+        // act.
+        let key = code
+            .checked_add(BOTTOM)
+            .filter(|k| k >> (WIDTH * bitboard::STRIDE) == 0)
+            .ok_or_else(|| format!("code {code:#x} is wider than a 7 x 6 board's"))?;
+        let (mut current, mut mask) = (0u64, 0u64);
+        for col in 0..WIDTH {
+            let seg = (key >> (col * bitboard::STRIDE)) & ((1 << bitboard::STRIDE) - 1);
+            if seg == 0 {
+                return Err(format!(
+                    "code {code:#x}: column {} has no height mark",
+                    col + 1
+                ));
+            }
+            let h = 63 - seg.leading_zeros() as usize;
+            let below = (1u64 << h) - 1;
+            mask |= below << (col * bitboard::STRIDE);
+            current |= (seg & below) << (col * bitboard::STRIDE);
+        }
+        let other = current ^ mask;
+        let (white, black) = if mask.count_ones().is_multiple_of(2) {
+            (current, other)
+        } else {
+            (other, current)
+        };
+        Position::from_stones(white, black).map_err(|e| format!("code {code:#x}: {e}"))
+    }
+
     /// The playable cells: the lowest free cell of each column that has
     /// one.
     pub const fn playable(&self) -> u64 {

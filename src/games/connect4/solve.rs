@@ -56,6 +56,7 @@
 use std::fmt;
 
 use super::bitboard::{self, CELLS, WIDTH};
+use super::book::Book;
 use super::position::{Column, Position};
 use crate::game::{Color, State};
 
@@ -71,6 +72,13 @@ const N: i32 = CELLS as i32;
 /// Columns from the centre outwards: the order moves of equal promise are
 /// tried in.
 const ORDER: [usize; WIDTH] = [3, 2, 4, 1, 5, 0, 6];
+
+/// The most stones of a position whose exact score the solver adds to its
+/// book: past it, answers take microseconds and the book would only grow.
+pub const LEARN_STONES: usize = 16;
+/// The fewest search nodes an answer must have cost to be added to the
+/// book (about a tenth of a second).
+pub const LEARN_NODES: u64 = 1_000_000;
 
 /// The table size, in bits of entries, when none is asked for: 2^22
 /// entries of 8 bytes, 32 MiB.
@@ -127,6 +135,15 @@ impl Score {
             s if s > 0 => Outcome::Win,
             _ => Outcome::Loss,
         }
+    }
+
+    /// Whether a position with `moves` stones can score `self`: no sooner
+    /// than a win with the next stone, no sooner than a loss to the
+    /// opponent's next.
+    pub const fn fits(self, moves: usize) -> bool {
+        let s = self.0 as i32;
+        let n = moves as i32;
+        -(N - n) / 2 <= s && s <= (N + 1 - n) / 2
     }
 
     /// The score of a win with the next stone, `moves` stones being on the
@@ -271,9 +288,16 @@ impl Table {
 }
 
 /// The solver: its table, which it keeps between questions (every entry
-/// stays true), and its count of search nodes.
+/// stays true), its opening book if it has one, and its count of search
+/// nodes.
 pub struct Solver {
     table: Table,
+    /// Exact scores looked up before searching; what costs the solver
+    /// long is added to it (see [`Solver::with_book`]).
+    book: Option<Book>,
+    /// The book's most stones, -1 without a book: the search asks the
+    /// book nothing deeper.
+    book_stones: i32,
     /// Search nodes visited since the solver was made.
     pub nodes: u64,
     /// The node count at which the current question gives up.
@@ -287,10 +311,47 @@ impl Solver {
     pub fn new(bits: u32) -> Solver {
         Solver {
             table: Table::new(bits),
+            book: None,
+            book_stones: -1,
             nodes: 0,
             limit: u64::MAX,
             stopped: false,
         }
+    }
+
+    /// The solver with an opening book: every position the book holds is
+    /// answered from it, at the root and inside the search; and every
+    /// exact score that cost at least [`LEARN_NODES`] nodes, of a
+    /// position with at most [`LEARN_STONES`] stones, is added to it (in
+    /// memory: [`Solver::book`] gives it back to be saved).
+    pub fn with_book(mut self, book: Book) -> Solver {
+        self.book_stones = if book.is_empty() {
+            -1
+        } else {
+            book.max_stones() as i32
+        };
+        self.book = Some(book);
+        self
+    }
+
+    /// The opening book, with what the solver has added to it.
+    pub fn book(&self) -> Option<&Book> {
+        self.book.as_ref()
+    }
+
+    /// Adds `p`'s exact `score` to the book, if the solver has one.
+    pub fn learn(&mut self, p: &Position, score: Score) {
+        if let Some(book) = &mut self.book {
+            book.insert(p, score);
+            self.book_stones = self.book_stones.max(p.moves() as i32);
+        }
+    }
+
+    fn book_score(&self, p: &Position) -> Option<Score> {
+        if p.moves() as i32 > self.book_stones {
+            return None;
+        }
+        self.book.as_ref()?.get(p)
     }
 
     /// Forgets everything the table holds (to time one question alone).
@@ -313,7 +374,12 @@ impl Solver {
 
     /// [`Solver::solve`] within `budget` search nodes, `None` past it.
     pub fn try_solve(&mut self, p: &Position, budget: u64) -> Option<Score> {
-        self.within(budget, |s| s.search(p, false))
+        let start = self.nodes;
+        let score = self.within(budget, |s| s.search(p, false))?;
+        if self.nodes - start >= LEARN_NODES && p.moves() <= LEARN_STONES {
+            self.learn(p, score);
+        }
+        Some(score)
     }
 
     /// [`Solver::outcome`] within `budget` search nodes, `None` past it.
@@ -335,6 +401,9 @@ impl Solver {
         }
         if bound < -(N - n) / 2 {
             return Some(false);
+        }
+        if let Some(s) = self.book_score(p) {
+            return Some(s.get() <= bound);
         }
         let r = self.within(budget, |s| {
             let r = s.negamax(p, bound, bound + 1);
@@ -444,6 +513,9 @@ impl Solver {
             let s = Score::win_now(p.moves());
             return Some(if weak { Score(1) } else { s });
         }
+        if let Some(s) = self.book_score(p) {
+            return Some(if weak { Score(s.0.signum()) } else { s });
+        }
         let (mut min, mut max) = if weak {
             (-1, 1)
         } else {
@@ -481,6 +553,10 @@ impl Solver {
         if self.nodes > self.limit {
             self.stopped = true;
             return 0;
+        }
+        // An exact score answers any window.
+        if let Some(s) = self.book_score(p) {
+            return s.get();
         }
         let next = non_losing_moves(p);
         let n = p.moves() as i32;
