@@ -28,6 +28,7 @@ use serde::Serialize;
 use fuzz::{PeakAlloc, Target, run};
 use yinsh_zero::arena::GamePlayers;
 use yinsh_zero::game::{Game, State};
+use yinsh_zero::games::connect4::Connect4;
 use yinsh_zero::games::emergo::Emergo;
 use yinsh_zero::games::grid::Grid;
 use yinsh_zero::games::morris::{Morris, Variant as MorrisVariant};
@@ -236,11 +237,12 @@ fn decode_all<G: Game>(games: &[G], bytes: &[u8]) -> bool {
 #[test]
 fn replay_records() {
     let mut rng = SmallRng::seed_from_u64(30);
-    let (yinsh, morris, grid, emergo) = (
+    let (yinsh, morris, grid, emergo, connect4) = (
         variants::<Yinsh>(),
         variants::<Morris>(),
         variants::<Grid>(),
         variants::<Emergo>(),
+        variants::<Connect4>(),
     );
     let mut corpus = Vec::new();
     for g in &yinsh {
@@ -255,12 +257,16 @@ fn replay_records() {
     for g in &emergo {
         corpus.extend(record_files(g, &mut rng));
     }
+    for g in &connect4 {
+        corpus.extend(record_files(g, &mut rng));
+    }
     let dictionary: &[&[u8]] = &[
         b"YZRECORD",
         b"yinsh",
         b"morris",
         b"grid",
         b"emergo",
+        b"connect4",
         b"standard",
     ];
     let fix = fix_record;
@@ -273,13 +279,14 @@ fn replay_records() {
         all_threads: false,
     };
     let summary = run(target, |bytes| {
-        // Four games' decoders on every input: a mutation of a YINSH file
+        // Every game's decoder on every input: a mutation of a YINSH file
         // may well be read as a Morris one.
         let a = decode_all(&yinsh, bytes);
         let b = decode_all(&morris, bytes);
         let c = decode_all(&grid, bytes);
         let d = decode_all(&emergo, bytes);
-        a | b | c | d
+        let e = decode_all(&connect4, bytes);
+        a | b | c | d | e
     });
     assert!(
         summary.accepted > 0,
@@ -332,17 +339,19 @@ fn state_corpus<G: Game>(games: &[G], rng: &mut SmallRng, corpus: &mut Vec<Vec<u
 #[test]
 fn game_states() {
     let mut rng = SmallRng::seed_from_u64(31);
-    let (yinsh, morris, grid, emergo) = (
+    let (yinsh, morris, grid, emergo, connect4) = (
         variants::<Yinsh>(),
         variants::<Morris>(),
         variants::<Grid>(),
         variants::<Emergo>(),
+        variants::<Connect4>(),
     );
     let mut corpus = Vec::new();
     state_corpus(&yinsh, &mut rng, &mut corpus);
     state_corpus(&morris, &mut rng, &mut corpus);
     state_corpus(&grid, &mut rng, &mut corpus);
     state_corpus(&emergo, &mut rng, &mut corpus);
+    state_corpus(&connect4, &mut rng, &mut corpus);
     let target = Target {
         name: "game_states",
         corpus,
@@ -356,7 +365,8 @@ fn game_states() {
         let b = states_of(&morris, bytes);
         let c = states_of(&grid, bytes);
         let d = states_of(&emergo, bytes);
-        a | b | c | d
+        let e = states_of(&connect4, bytes);
+        a | b | c | d | e
     });
     assert!(summary.accepted > 0, "no input read: the corpus is broken");
 }
@@ -801,6 +811,98 @@ fn emergo_notation() {
     });
 }
 
+#[test]
+fn connect4_notation() {
+    use yinsh_zero::games::connect4::Position;
+    use yinsh_zero::games::connect4::testset::parse_line;
+    // Test-set lines (`<moves> <score>`) too: the files `grade` reads.
+    let lines: Vec<Vec<u8>> = [
+        "4453 -2",
+        "44444432 5",
+        "1 0",
+        " 2252576253462244111563365343671351441 7",
+    ]
+    .iter()
+    .map(|l| l.as_bytes().to_vec())
+    .collect();
+    notation_target::<Connect4>("connect4_notation", lines, |text| {
+        let mut accepted = false;
+        if let Ok(p) = Position::from_moves(text) {
+            assert!(p.moves() <= 42);
+            assert_eq!(Position::from_code(p.code()), Ok(p), "`{text}`");
+            accepted = true;
+        }
+        if let Ok(l) = parse_line(text) {
+            assert!(l.score.fits(l.position.moves()), "`{text}`");
+            assert!(!l.position.is_over(), "`{text}`");
+            accepted = true;
+        }
+        accepted
+    });
+}
+
+// ------------------------------------------------- Connect Four's book
+
+#[test]
+fn connect4_book_files() {
+    use yinsh_zero::games::connect4::Position;
+    use yinsh_zero::games::connect4::book::Book;
+    use yinsh_zero::games::connect4::solve::Solver;
+    let mut rng = SmallRng::seed_from_u64(36);
+    // Books of a few dozen solved positions along random games.
+    let mut corpus = Vec::new();
+    let mut solver = Solver::new(18);
+    let dir = tempfile::tempdir().unwrap();
+    for n in [1, 5, 40] {
+        let mut book = Book::default();
+        while book.len() < n {
+            let (states, _) = random_game(&Connect4, &mut rng, 42);
+            for p in states.iter().filter(|p| !p.is_over() && p.moves() >= 16) {
+                book.insert(p, solver.solve(p));
+            }
+        }
+        let path = dir.path().join("book.bin");
+        book.save(&path).unwrap();
+        corpus.push(std::fs::read(&path).unwrap());
+    }
+    let fix = |v: &mut [u8], rng: &mut SmallRng| {
+        if v.len() < 24 || !rng.random_ratio(9, 10) {
+            return;
+        }
+        if rng.random_ratio(1, 4) {
+            // An entry count that fits the length.
+            let n = ((v.len() - 24) / 9) as u64;
+            v[12..20].copy_from_slice(&n.to_le_bytes());
+        }
+        let end = v.len() - 4;
+        let crc = crc32fast::hash(&v[..end]);
+        v[end..].copy_from_slice(&crc.to_le_bytes());
+    };
+    let target = Target {
+        name: "connect4_book_files",
+        corpus,
+        dictionary: &[b"YZC4BOOK", b"\x01\x00\x00\x00"],
+        fix: Some(&fix),
+        smoke: SMOKE,
+        all_threads: false,
+    };
+    let summary = run(target, |bytes| match Book::from_bytes(bytes) {
+        Ok(book) => {
+            for (p, score) in book.entries() {
+                assert!(!p.is_over() && score.fits(p.moves()));
+                assert_eq!(book.get(&p), Some(score));
+                assert_eq!(Position::from_code(p.code()), Ok(p));
+            }
+            true
+        }
+        Err(e) => {
+            assert!(!e.is_empty());
+            false
+        }
+    });
+    assert!(summary.accepted > 0, "no book read: the corpus is broken");
+}
+
 // ---------------------------------------------------------------- engine
 
 /// A protocol session for `game`: every command, with decisions of a
@@ -842,6 +944,7 @@ fn engine_server() {
     corpus.extend(engine_sessions::<Morris>(&mut rng));
     corpus.extend(engine_sessions::<Grid>(&mut rng));
     corpus.extend(engine_sessions::<Emergo>(&mut rng));
+    corpus.extend(engine_sessions::<Connect4>(&mut rng));
     let words = words_of(&corpus);
     let target = Target {
         name: "engine_server",
@@ -857,7 +960,8 @@ fn engine_server() {
         let b = serve_session(Morris::with_variant("nine").unwrap(), bytes);
         let c = serve_session(Grid::with_variant("9x9").unwrap(), bytes);
         let d = serve_session(Emergo::with_variant("standard").unwrap(), bytes);
-        a | b | c | d
+        let e = serve_session(Connect4, bytes);
+        a | b | c | d | e
     });
 }
 
@@ -926,10 +1030,12 @@ fn engine_client() {
     let morris = positions(&variants::<Morris>(), &mut rng);
     let grid = positions(&variants::<Grid>(), &mut rng);
     let emergo = positions(&variants::<Emergo>(), &mut rng);
+    let connect4 = positions(&variants::<Connect4>(), &mut rng);
     let mut corpus = client_corpus(&yinsh, &mut rng);
     corpus.extend(client_corpus(&morris, &mut rng));
     corpus.extend(client_corpus(&grid, &mut rng));
     corpus.extend(client_corpus(&emergo, &mut rng));
+    corpus.extend(client_corpus(&connect4, &mut rng));
     let words = words_of(&corpus);
     let target = Target {
         name: "engine_client",
@@ -945,7 +1051,8 @@ fn engine_client() {
         let b = go_answers(&morris, &text);
         let c = go_answers(&grid, &text);
         let d = go_answers(&emergo, &text);
-        a | b | c | d
+        let e = go_answers(&connect4, &text);
+        a | b | c | d | e
     });
     assert!(
         summary.accepted > 0,
@@ -974,6 +1081,13 @@ const ROUTES: &[(&str, Option<&str>)] = &[
     ("/api/emergo/games/{id}/play", Some("/api/emergo/games")),
     ("/api/emergo/games/{id}/engine", Some("/api/emergo/games")),
     ("/api/emergo/games/{id}/undo", Some("/api/emergo/games")),
+    ("/api/connect4/games", None),
+    ("/api/connect4/games/{id}/play", Some("/api/connect4/games")),
+    (
+        "/api/connect4/games/{id}/engine",
+        Some("/api/connect4/games"),
+    ),
+    ("/api/connect4/games/{id}/undo", Some("/api/connect4/games")),
 ];
 
 /// Bodies for each route (the route's index first).
@@ -986,6 +1100,7 @@ fn web_corpus(rng: &mut SmallRng) -> Vec<Vec<u8>> {
         variants::<Morris>()[0].start().legal_actions()[0].to_string(),
         variants::<Grid>()[0].start().legal_actions()[0].to_string(),
         variants::<Emergo>()[0].start().legal_actions()[0].to_string(),
+        variants::<Connect4>()[0].start().legal_actions()[3].to_string(),
     ];
     let bodies: Vec<(usize, String)> = vec![
         (0, "{}".into()),
@@ -1010,6 +1125,11 @@ fn web_corpus(rng: &mut SmallRng) -> Vec<Vec<u8>> {
         (14, serde_json::json!({ "action": decisions[3] }).to_string()),
         (15, "".into()),
         (16, "{}".into()),
+        (17, r#"{"color":"black","opponent":"alphabeta:depth=2","seed":5}"#.into()),
+        (17, r#"{"color":"white","opponent":"random","seed":6}"#.into()),
+        (18, serde_json::json!({ "action": decisions[4] }).to_string()),
+        (19, "".into()),
+        (20, "{}".into()),
     ];
     bodies
         .into_iter()

@@ -178,7 +178,9 @@ impl Book {
         out
     }
 
-    fn from_bytes(bytes: &[u8]) -> Result<Book, String> {
+    /// A book from the bytes of its file, checked as [`Book::load`]
+    /// checks it (the error without the file's name).
+    pub fn from_bytes(bytes: &[u8]) -> Result<Book, String> {
         if bytes.len() < HEADER + 4 {
             return Err(format!(
                 "truncated: {} bytes, shorter than the {}-byte header and checksum",
