@@ -619,6 +619,8 @@ fn the_shipped_config_parses() {
         ("connect4", "standard")
     );
     assert_eq!((cfg.model.blocks, cfg.model.channels), (5, 64));
+    // The training budget: four hours.
+    assert_eq!(cfg.run.hours, 4.0);
 }
 
 /// Whether some order of play reaches the board `white`/`black`, searched
