@@ -418,3 +418,17 @@ fn ctrl_c_stops_evaluate_with_the_games_played_recorded() {
         "{stdout}"
     );
 }
+
+#[test]
+fn net_mcts_lcb_is_checked() {
+    use yinsh_zero::arena::parse_game_player;
+    use yinsh_zero::games::yinsh::Yinsh;
+    for bad in ["-1", "11", "NaN", "x"] {
+        let spec = format!("net-mcts:checkpoint=checkpoints/best,lcb={bad}");
+        let e = parse_game_player(&Yinsh::standard(), &spec, 0)
+            .err()
+            .expect("refused")
+            .to_string();
+        assert!(e.contains("lcb") && e.contains("from 0 to 10"), "{e}");
+    }
+}

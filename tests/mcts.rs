@@ -814,3 +814,41 @@ fn bench_one_game_gathers_batches() {
     assert_eq!(one.mean_leaves_per_call, 1.0);
     assert!(four.mean_leaves_per_call > 1.5, "{four:?}");
 }
+
+#[test]
+fn lcb_keeps_the_win_and_plays_only_well_visited_actions() {
+    let lcb = |sims| SearchConfig {
+        lcb_z: 3.0,
+        ..puct(sims)
+    };
+    // A certain win has no spread: its bound is its value, the highest.
+    for pos in &blitz_wins_in_one() {
+        let r = run(pos, &lcb(400), 1);
+        assert_eq!(
+            effect(pos, r.action),
+            Effect::Wins,
+            "LCB played {} in\n{pos}",
+            r.action
+        );
+    }
+    let mut differs = 0;
+    for pos in random_positions(Position::blitz(), 3, 11).iter().step_by(3) {
+        let with = run(pos, &lcb(200), 2);
+        check_result(pos, &with);
+        let most = *with.visits.iter().max().unwrap();
+        let k = with.actions.iter().position(|&a| a == with.action).unwrap();
+        assert!(
+            with.visits[k] * 10 >= most,
+            "{} visits of {most}",
+            with.visits[k]
+        );
+        // Its targets are the search's, whichever action it plays.
+        let without = run(pos, &puct(200), 2);
+        assert_eq!(with.visits, without.visits);
+        assert_eq!(with.policy, without.policy);
+        differs += usize::from(with.action != without.action);
+    }
+    // The bound is a different rule, not the same one: somewhere it plays
+    // another action than the most visited.
+    assert!(differs > 0, "LCB always played the most visited action");
+}

@@ -81,6 +81,11 @@ pub const KNOWN_PLAYERS: &[PlayerInfo] = &[
                 "what a draw is worth to this player, -1 to 1 (default 0); \
                  above 0 it plays safe for a draw",
             ),
+            (
+                "lcb",
+                "z of the lower confidence bound the move is chosen by, 0 to 10 (default 0: \
+                 the most visited)",
+            ),
             ("backend", "flex (CPU, default), cuda or wgpu"),
             ("symmetries", SYMMETRIES_ABOUT),
             (
@@ -408,6 +413,18 @@ pub fn parse_game_player<G: GamePlayers>(
                 };
                 config.draw_score = v.parse::<f32>().map_err(|_| bad())?;
                 config.validate().map_err(|_| bad())?;
+            }
+            if let Some(v) = spec.get("lcb") {
+                config.lcb_z = v
+                    .parse::<f32>()
+                    .ok()
+                    .filter(|z| (0.0..=10.0).contains(z))
+                    .ok_or_else(|| PlayerSpecError::BadValue {
+                        player: spec.name.clone(),
+                        key: "lcb".into(),
+                        value: v.into(),
+                        why: "expected a number from 0 to 10".into(),
+                    })?;
             }
             let threads = match spec.get("threads") {
                 Some(v) => parse_num(&spec, "threads", v, 1, MAX_THREADS as u64)? as usize,

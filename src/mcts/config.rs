@@ -88,6 +88,15 @@ pub struct SearchConfig {
     /// balanced between winning and losing: the draw score (contempt) of
     /// Leela Chess Zero, for playing safe where a draw is the aim.
     pub draw_score: f32,
+    /// Where the move is chosen by visits alone (temperature 0, PUCT), choose
+    /// instead the action whose value's lower confidence bound is highest,
+    /// `q - lcb_z * sd / sqrt(visits)`, among the actions with at least a
+    /// tenth of the most visits (KataGo's and Leela Chess Zero's LCB): a
+    /// well-explored action is not passed over for one whose high visit
+    /// count rests on a few lucky evaluations, nor the other way round.
+    /// The outcome's spread comes from the action's mean win/draw/loss.
+    /// 0 (the default) chooses by visits.
+    pub lcb_z: f32,
 }
 
 impl Default for SearchConfig {
@@ -113,6 +122,7 @@ impl Default for SearchConfig {
             c_visit: 50.0,
             c_scale: 0.1,
             draw_score: 0.0,
+            lcb_z: 0.0,
         }
     }
 }
@@ -161,6 +171,7 @@ impl SearchConfig {
             ("final_temperature", self.final_temperature),
             ("c_visit", self.c_visit),
             ("c_scale", self.c_scale),
+            ("lcb_z", self.lcb_z),
         ] {
             if !finite_nonneg(x) {
                 return bad(field, "must be a finite number >= 0");

@@ -569,7 +569,11 @@ impl<S: State> Search<S> {
                 visits.iter().map(|&v| v as f32 / total as f32).collect()
             };
             let t = self.cfg.temperature_at(root.pos.ply());
-            let pick = choose_with_temperature(&visits, &priors, t, self.mv.pick);
+            let lcb = (t == 0.0 && self.cfg.lcb_z > 0.0)
+                .then(|| self.lcb_pick(&visits))
+                .flatten();
+            let pick =
+                lcb.unwrap_or_else(|| choose_with_temperature(&visits, &priors, t, self.mv.pick));
             (policy, pick)
         };
         let policy_wdl = {
@@ -600,6 +604,38 @@ impl<S: State> Search<S> {
             forced: false,
             full: self.mv.full,
         }
+    }
+
+    /// The root action whose value's lower confidence bound is highest
+    /// among those with at least a tenth of the most visits
+    /// ([`SearchConfig::lcb_z`]); `None` when no action has visits.
+    fn lcb_pick(&self, visits: &[u32]) -> Option<usize> {
+        let most = *visits.iter().max()?;
+        if most == 0 {
+            return None;
+        }
+        let view = self.tree.node(ROOT).view;
+        let z = self.cfg.lcb_z;
+        let mut best: Option<(f32, u32, usize)> = None;
+        for (k, i) in self.tree.edge_range(ROOT).enumerate() {
+            let n = visits[k];
+            if n == 0 || n * 10 < most {
+                continue;
+            }
+            let (Some(q), Some([w, d, l])) =
+                (self.tree.edge_stats(i, view).1, self.tree.edge_wdl(i, view))
+            else {
+                continue;
+            };
+            // The outcome is +1, -1 or the draw's worth: its mean is q.
+            let ds = self.tree.utility([0.0, 1.0, 0.0], view);
+            let var = (w + l + d * ds * ds - q * q).max(0.0);
+            let bound = q - z * (var / n as f32).sqrt();
+            if best.is_none_or(|(b, bn, _)| bound > b || (bound == b && n > bn)) {
+                best = Some((bound, n, k));
+            }
+        }
+        best.map(|b| b.2)
     }
 
     /// Plays `action` at the root and starts the next move's search. With
