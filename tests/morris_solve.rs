@@ -692,3 +692,36 @@ fn commands_solve_number_and_name_bad_input() {
     ]);
     assert!(ok && out.contains("layer-3-3-0-0.mdb: truncated"), "{out}");
 }
+
+/// Samples of every Nine layer in the database named by `MORRIS_NINE_DB`
+/// (a directory `solve --variant nine` wrote) checked by the search over
+/// the rules, to `MORRIS_BOUND` turns (default 3), `MORRIS_SAMPLES` states
+/// a layer (default 40). Ignored: it needs the big database.
+/// `MORRIS_NINE_DB=/work/morris-db/nine cargo test --release --test
+/// morris_solve -- --ignored --nocapture nine_database_on_disk`
+#[test]
+#[ignore]
+fn nine_database_on_disk_matches_the_search() {
+    let Ok(dir) = std::env::var("MORRIS_NINE_DB") else {
+        eprintln!("MORRIS_NINE_DB is not set: nothing to check");
+        return;
+    };
+    let env = |k: &str, d: usize| {
+        std::env::var(k)
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(d)
+    };
+    let bound = env("MORRIS_BOUND", 3) as u32;
+    let samples = env("MORRIS_SAMPLES", 40);
+    let db = Database::open(Path::new(&dir), Variant::Nine).unwrap();
+    let mut present: Vec<Layer> = db.layers().collect();
+    present.sort_by_key(|l| (l.hm + l.ho, l.a + l.b, l.a, l.b));
+    assert!(!present.is_empty(), "no layer files in {dir}");
+    for (k, l) in present.into_iter().enumerate() {
+        // A database a layer: the one before lets its layer go.
+        let db = Database::open(Path::new(&dir), Variant::Nine).unwrap();
+        let (exact, bounded) = check_layer(Variant::Nine, &db, l, samples, bound, 100 + k as u64);
+        eprintln!("nine {l}: {exact} exact, {bounded} bounded (to {bound} turns)");
+    }
+}
