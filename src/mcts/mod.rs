@@ -616,6 +616,8 @@ impl<S: State> Search<S> {
         }
         let view = self.tree.node(ROOT).view;
         let z = self.cfg.lcb_z;
+        // The outcome is +1, -1 or the draw's worth: its mean is q.
+        let ds = self.tree.utility([0.0, 1.0, 0.0], view);
         let mut best: Option<(f32, u32, usize)> = None;
         for (k, i) in self.tree.edge_range(ROOT).enumerate() {
             let n = visits[k];
@@ -627,8 +629,6 @@ impl<S: State> Search<S> {
             else {
                 continue;
             };
-            // The outcome is +1, -1 or the draw's worth: its mean is q.
-            let ds = self.tree.utility([0.0, 1.0, 0.0], view);
             let var = (w + l + d * ds * ds - q * q).max(0.0);
             let bound = q - z * (var / n as f32).sqrt();
             if best.is_none_or(|(b, bn, _)| bound > b || (bound == b && n > bn)) {

@@ -51,7 +51,7 @@ pub mod build;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use super::bitboard::{self, CELLS};
+use super::bitboard::CELLS;
 use super::position::Position;
 use super::solve::Score;
 use crate::util::write_atomic;
@@ -113,7 +113,7 @@ impl Book {
         if p.moves() > self.max_stones {
             return None;
         }
-        self.entries.get(&canonical(p)).copied()
+        self.entries.get(&p.mirror_code()).copied()
     }
 
     /// Every entry: the position (the one of it and its mirror image with
@@ -127,7 +127,7 @@ impl Book {
 
     /// Records `score` as `p`'s (which the caller has solved exactly).
     pub fn insert(&mut self, p: &Position, score: Score) {
-        if self.entries.insert(canonical(p), score).is_none() {
+        if self.entries.insert(p.mirror_code(), score).is_none() {
             self.by_stones[p.moves()] += 1;
         }
         self.max_stones = self.max_stones.max(p.moves());
@@ -232,7 +232,7 @@ impl Book {
             if p.last_mover_won() || p.moves() == CELLS {
                 return Err(entry("the game is over there".into()));
             }
-            if canonical(&p) != code {
+            if p.mirror_code() != code {
                 return Err(entry(
                     "its mirror image's code is smaller (entries are stored by the smaller)".into(),
                 ));
@@ -252,12 +252,6 @@ impl Book {
     }
 }
 
-/// The code a position and its mirror image are both filed under.
-fn canonical(p: &Position) -> u64 {
-    let code = p.code();
-    code.min(bitboard::mirror(code))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -266,8 +260,8 @@ mod tests {
     fn the_mirror_files_under_the_same_code() {
         for moves in ["", "1", "4453", "1234567", "7766"] {
             let p = Position::from_moves(moves).unwrap();
-            assert_eq!(canonical(&p), canonical(&p.mirrored()), "{moves}");
-            let c = canonical(&p);
+            assert_eq!(p.mirror_code(), p.mirrored().mirror_code(), "{moves}");
+            let c = p.mirror_code();
             assert!(c == p.code() || c == p.mirrored().code(), "{moves}");
         }
     }

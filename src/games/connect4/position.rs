@@ -220,6 +220,16 @@ impl Position {
         Position::from_stones(white, black).map_err(|e| format!("code {code:#x}: {e}"))
     }
 
+    /// The smaller of the position's [`code`](Position::code) and its
+    /// mirror image's: one number for both, as the solver's table and the
+    /// opening book file them (a position and its mirror image have the
+    /// same score).
+    pub const fn mirror_code(&self) -> u64 {
+        let code = self.code();
+        let mirrored = bitboard::mirror(code);
+        if mirrored < code { mirrored } else { code }
+    }
+
     /// The playable cells: the lowest free cell of each column that has
     /// one.
     pub const fn playable(&self) -> u64 {

@@ -295,9 +295,6 @@ pub struct Solver {
     /// Exact scores looked up before searching; what costs the solver
     /// long is added to it (see [`Solver::with_book`]).
     book: Option<Book>,
-    /// The book's most stones, -1 without a book: the search asks the
-    /// book nothing deeper.
-    book_stones: i32,
     /// Search nodes visited since the solver was made.
     pub nodes: u64,
     /// The node count at which the current question gives up.
@@ -312,7 +309,6 @@ impl Solver {
         Solver {
             table: Table::new(bits),
             book: None,
-            book_stones: -1,
             nodes: 0,
             limit: u64::MAX,
             stopped: false,
@@ -325,11 +321,6 @@ impl Solver {
     /// position with at most [`LEARN_STONES`] stones, is added to it (in
     /// memory: [`Solver::book`] gives it back to be saved).
     pub fn with_book(mut self, book: Book) -> Solver {
-        self.book_stones = if book.is_empty() {
-            -1
-        } else {
-            book.max_stones() as i32
-        };
         self.book = Some(book);
         self
     }
@@ -343,14 +334,12 @@ impl Solver {
     pub fn learn(&mut self, p: &Position, score: Score) {
         if let Some(book) = &mut self.book {
             book.insert(p, score);
-            self.book_stones = self.book_stones.max(p.moves() as i32);
         }
     }
 
+    /// [`Book::get`] checks the stones first, so deep in the search this
+    /// costs two comparisons.
     fn book_score(&self, p: &Position) -> Option<Score> {
-        if p.moves() as i32 > self.book_stones {
-            return None;
-        }
         self.book.as_ref()?.get(p)
     }
 
@@ -587,8 +576,7 @@ impl Solver {
         }
         // A position and its mirror image have the same score: one entry
         // serves both.
-        let code = p.code();
-        let code = code.min(bitboard::mirror(code));
+        let code = p.mirror_code();
         let stored = self.table.get(code);
         if stored > MAX_SCORE - MIN_SCORE + 1 {
             let lower = stored + 2 * MIN_SCORE - MAX_SCORE - 2;

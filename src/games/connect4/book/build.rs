@@ -143,8 +143,7 @@ impl Walk<'_> {
         if p.moves() >= self.plies || p.is_over() {
             return Ok(true);
         }
-        let code = p.code().min(p.mirrored().code());
-        if !self.seen.insert(code) {
+        if !self.seen.insert(p.mirror_code()) {
             return Ok(true);
         }
         // A board that is its own mirror image needs only its left half
@@ -188,16 +187,14 @@ impl Walk<'_> {
     /// the book or solved (and then added to it); `None` when the deadline
     /// has passed.
     fn column_score(&mut self, p: &Position, c: Column) -> anyhow::Result<Option<Score>> {
-        if p.wins_with(c) {
-            return Ok(Some(Score::win_now(p.moves())));
-        }
         let mut child = *p;
         child.drop(c);
-        if child.moves() == CELLS {
-            return Ok(Some(Score::DRAW));
-        }
-        if let Some(s) = self.solver.book().and_then(|b| b.get(&child)) {
-            return Ok(Some(s.negated()));
+        // A win now, a full board or a book entry: answered without search.
+        let known = p.wins_with(c)
+            || child.moves() == CELLS
+            || self.solver.book().is_some_and(|b| b.get(&child).is_some());
+        if known {
+            return Ok(self.solver.try_column_score(p, c, u64::MAX));
         }
         if self.opts.deadline.is_some_and(|d| Instant::now() >= d) {
             return Ok(None);
