@@ -296,6 +296,26 @@ enum MorrisCommand {
         #[arg(long)]
         db: Option<PathBuf>,
     },
+    /// The value of a placing-phase position and of each of its actions,
+    /// searched down to the solved moving-phase layers (for Nine Men's
+    /// Morris, whose placing phase is not solved state by state).
+    #[command(after_help = format!("Position format: {POSITION_FORMAT}"))]
+    Search {
+        #[arg(long)]
+        variant: String,
+        /// The position (default: the start), quoted.
+        #[arg(long)]
+        position: Option<String>,
+        /// The database directory (default data/morris/<variant>).
+        #[arg(long)]
+        db: Option<PathBuf>,
+        /// Transposition table size in MB.
+        #[arg(long, default_value_t = 1024, value_parser = clap::value_parser!(u64).range(1..=65536))]
+        table_mb: u64,
+        /// Seconds between progress lines on standard error (0: none).
+        #[arg(long, default_value_t = 60)]
+        progress_secs: u64,
+    },
     /// The layers of a variant, their sizes and state-number offsets.
     Layers {
         #[arg(long)]
@@ -322,6 +342,13 @@ fn run(args: Args) -> anyhow::Result<()> {
             number,
             db,
         } => position(&name, number, db),
+        MorrisCommand::Search {
+            variant: name,
+            position,
+            db,
+            table_mb,
+            progress_secs,
+        } => search(&name, position.as_deref(), db, table_mb, progress_secs),
         MorrisCommand::Layers { variant: name } => layers(&name),
     }
 }
@@ -381,6 +408,71 @@ fn position(name: &str, number: u64, db: Option<PathBuf>) -> anyhow::Result<()> 
         }
         Err(e) => println!("(a finished position: {e})"),
     }
+    Ok(())
+}
+
+/// `morris search`: a placing-phase position's value, action by action,
+/// each with the search's work and time.
+fn search(
+    name: &str,
+    position: Option<&str>,
+    db: Option<PathBuf>,
+    table_mb: u64,
+    progress_secs: u64,
+) -> anyhow::Result<()> {
+    let v = variant(name)?;
+    let pos = match position {
+        Some(text) => parse_position(v, text).map_err(anyhow::Error::msg)?,
+        None => Position::start(v),
+    };
+    ensure!(!pos.is_over(), "the game is over in this position");
+    let dir = db.unwrap_or_else(|| Database::default_dir(v));
+    let mut db = Database::open(&dir, v)?.with_placing_search((table_mb << 20) as usize, None);
+    if progress_secs > 0 {
+        db = db.with_search_progress(std::time::Duration::from_secs(progress_secs));
+    }
+    println!("{pos}");
+    println!(
+        "{} to act; searching with a {table_mb} MB table over the moving-phase layers in {}",
+        pos.to_act(),
+        dir.display()
+    );
+    let me = pos.to_act();
+    let started = Instant::now();
+    let mut best: Option<super::db::Value> = None;
+    for a in pos.legal_actions() {
+        let t = Instant::now();
+        let before = db.search_stats();
+        let mut child = pos.clone();
+        child.play(a)?;
+        let value = match child.result() {
+            Some(crate::game::GameResult::Win(c)) if c == me => super::db::Value::win(1),
+            Some(_) => super::db::Value::DRAW,
+            None if child.removing() => db.value(&child)?,
+            None => db.value(&child)?.back(),
+        };
+        let after = db.search_stats();
+        println!(
+            "{:<8} {:<12} {:>12} states {:>12} look-ups {:>9.1}s",
+            a.to_string(),
+            value.to_string(),
+            after.nodes - before.nodes,
+            after.lookups - before.lookups,
+            t.elapsed().as_secs_f64()
+        );
+        if best.is_none_or(|b| value.rank() > b.rank()) {
+            best = Some(value);
+        }
+    }
+    let s = db.search_stats();
+    println!(
+        "value for {me}: {} ({} states expanded, {} look-ups, {} table answers, {:.1}s)",
+        best.context("no legal action")?,
+        s.nodes,
+        s.lookups,
+        s.table_hits,
+        started.elapsed().as_secs_f64()
+    );
     Ok(())
 }
 

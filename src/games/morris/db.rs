@@ -34,6 +34,7 @@ use std::sync::{Arc, Mutex};
 
 use super::address::{Layer, LayerIndex, locate};
 use super::geometry::{Geometry, Variant, points};
+use super::placing::{PlacingSearch, SearchStats};
 use super::position::{Action, Position};
 use crate::game::State;
 
@@ -147,13 +148,24 @@ pub enum DbError {
     BadPosition(String),
     #[error("stopped after a checkpoint, as asked; {path} holds the work so far")]
     Stopped { path: PathBuf },
+    #[error(
+        "the placing-phase search gave up after {nodes} states (a position this early needs a \
+         larger search budget)"
+    )]
+    SearchLimit { nodes: u64 },
     #[error("no database directory {path} (run `yinsh-zero solve --variant {variant}`)")]
     NoDatabase { variant: Variant, path: PathBuf },
 }
 
 impl DbError {
+    /// Whether the database simply has no answer here (a layer not
+    /// solved, or a placing-phase search over its budget), as opposed to
+    /// a damaged file or a bad question.
     pub fn is_not_solved(&self) -> bool {
-        matches!(self, DbError::NotSolved { .. })
+        matches!(
+            self,
+            DbError::NotSolved { .. } | DbError::SearchLimit { .. }
+        )
     }
 }
 
@@ -218,16 +230,17 @@ pub fn encode(variant: Variant, layer: Layer, values: &LayerValues) -> Vec<u8> {
     out
 }
 
-/// Reads a layer file's bytes, checking everything: magic, version,
-/// variant, layer, the state count (`expected`, when known), length,
-/// value codes and checksum. Errors name `path`.
-pub fn decode(
+/// Checks a layer file's bytes: magic, version, variant, layer, the state
+/// count (`expected`, when known), length, value codes and checksum.
+/// Returns the state count and whether plies are stored. Errors name
+/// `path`.
+fn check(
     path: &Path,
     bytes: &[u8],
     variant: Variant,
     layer: Layer,
     expected: Option<usize>,
-) -> Result<LayerValues, DbError> {
+) -> Result<(usize, bool), DbError> {
     let bad = |why: String| DbError::Malformed {
         path: path.to_path_buf(),
         why,
@@ -273,13 +286,10 @@ pub fn decode(
     {
         return Err(bad(format!("holds {n} states, the layer has {e}")));
     }
-    let n = usize::try_from(n).map_err(|_| bad(format!("state count {n} too large")))?;
+    // Indexes are u32 (`LayerIndex`), so no layer holds more.
+    let n = u32::try_from(n).map_err(|_| bad(format!("state count {n} too large")))? as usize;
     let with_plies = flags & FLAG_PLIES != 0;
-    let want = HEADER
-        .checked_add(n.div_ceil(4))
-        .and_then(|x| x.checked_add(if with_plies { n.checked_mul(2)? } else { 0 }))
-        .and_then(|x| x.checked_add(4))
-        .ok_or_else(|| bad(format!("state count {n} too large")))?;
+    let want = HEADER + n.div_ceil(4) + if with_plies { 2 * n } else { 0 } + 4;
     if bytes.len() != want {
         return Err(bad(format!(
             "{} bytes, expected {want} for {n} states: {}",
@@ -291,23 +301,40 @@ pub fn decode(
             }
         )));
     }
-    let body = &bytes[..want - 4];
     let stored = u32::from_le_bytes(bytes[want - 4..].try_into().unwrap());
-    let crc = crc32fast::hash(body);
+    let crc = crc32fast::hash(&bytes[..want - 4]);
     if crc != stored {
         return Err(bad(format!(
             "checksum mismatch (stored {stored:08x}, computed {crc:08x}): the file is damaged"
         )));
     }
     let packed = &bytes[HEADER..HEADER + n.div_ceil(4)];
-    let mut wdl = Vec::with_capacity(n);
-    for i in 0..n {
-        let c = (packed[i / 4] >> (2 * (i % 4))) & 3;
-        if c == 3 {
-            return Err(bad(format!("state {i} has the invalid value code 3")));
-        }
-        wdl.push(c);
+    // Code 3 is a pair of set bits in one 2-bit field; padding is 0.
+    if let Some(at) = packed.iter().position(|&b| b & (b >> 1) & 0x55 != 0) {
+        let b = packed[at];
+        let k = (0..4).find(|k| (b >> (2 * k)) & 3 == 3).unwrap();
+        return Err(bad(format!(
+            "state {} has the invalid value code 3",
+            4 * at + k
+        )));
     }
+    Ok((n, with_plies))
+}
+
+/// Reads a layer file's bytes, checking everything (see [`LayerData`]),
+/// and unpacks them.
+pub fn decode(
+    path: &Path,
+    bytes: &[u8],
+    variant: Variant,
+    layer: Layer,
+    expected: Option<usize>,
+) -> Result<LayerValues, DbError> {
+    let (n, with_plies) = check(path, bytes, variant, layer, expected)?;
+    let packed = &bytes[HEADER..];
+    let wdl = (0..n)
+        .map(|i| (packed[i / 4] >> (2 * (i % 4))) & 3)
+        .collect();
     let plies = if with_plies {
         let start = HEADER + n.div_ceil(4);
         bytes[start..start + 2 * n]
@@ -320,7 +347,138 @@ pub fn decode(
     Ok(LayerValues { wdl, plies })
 }
 
-/// Reads and checks a layer file.
+/// Where a layer file's bytes live.
+enum Bytes {
+    Owned(Vec<u8>),
+    /// The file mapped read-only. Layer files are only ever replaced by a
+    /// rename (`write_atomic`), which leaves a mapped file's data in place;
+    /// a program truncating one in place would make reads fault.
+    Mapped(memmap2::Mmap),
+}
+
+impl std::ops::Deref for Bytes {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            Bytes::Owned(v) => v,
+            Bytes::Mapped(m) => m,
+        }
+    }
+}
+
+/// A layer's values in the file's own packed form (2 bits and a `u16` a
+/// state), read in place: Nine Men's Morris's largest layers hold over a
+/// billion states, and unpacking them would take a third more memory for
+/// nothing. Checked as a whole (header, length, value codes, CRC-32) when
+/// read.
+pub struct LayerData {
+    bytes: Bytes,
+    n: usize,
+    /// Where the plies start; 0 when the file has none.
+    plies_at: usize,
+}
+
+impl fmt::Debug for LayerData {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("LayerData")
+            .field("states", &self.n)
+            .field("mapped", &matches!(self.bytes, Bytes::Mapped(_)))
+            .finish()
+    }
+}
+
+impl LayerData {
+    /// The file's bytes for `values`.
+    pub fn from_values(variant: Variant, layer: Layer, values: &LayerValues) -> LayerData {
+        LayerData {
+            bytes: Bytes::Owned(encode(variant, layer, values)),
+            n: values.len(),
+            plies_at: HEADER + values.len().div_ceil(4),
+        }
+    }
+
+    /// Maps the file (its pages come in as lookups touch them, and the
+    /// system may drop them again) and checks it.
+    pub fn map(
+        path: &Path,
+        variant: Variant,
+        layer: Layer,
+        expected: Option<usize>,
+    ) -> Result<LayerData, DbError> {
+        let io = |e| DbError::Io {
+            path: path.to_path_buf(),
+            source: e,
+        };
+        let file = std::fs::File::open(path).map_err(io)?;
+        // SAFETY: read-only; see `Bytes::Mapped` on why the data stays put.
+        let map = unsafe { memmap2::Mmap::map(&file) }.map_err(io)?;
+        Self::checked(path, Bytes::Mapped(map), variant, layer, expected)
+    }
+
+    fn checked(
+        path: &Path,
+        bytes: Bytes,
+        variant: Variant,
+        layer: Layer,
+        expected: Option<usize>,
+    ) -> Result<LayerData, DbError> {
+        let (n, with_plies) = check(path, &bytes, variant, layer, expected)?;
+        Ok(LayerData {
+            bytes,
+            n,
+            plies_at: if with_plies {
+                HEADER + n.div_ceil(4)
+            } else {
+                0
+            },
+        })
+    }
+
+    pub fn len(&self) -> usize {
+        self.n
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.n == 0
+    }
+
+    /// The whole file.
+    pub fn file_bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+
+    /// The value of state `i` (checked codes: never 3).
+    #[inline]
+    pub fn get(&self, i: u32) -> Value {
+        Self::value_in(&self.bytes, self.plies_at, i as usize)
+    }
+
+    #[inline(always)]
+    fn value_in(bytes: &[u8], plies_at: usize, i: usize) -> Value {
+        let code = (bytes[HEADER + i / 4] >> (2 * (i % 4))) & 3;
+        let plies = if plies_at != 0 {
+            let at = plies_at + 2 * i;
+            u16::from_le_bytes([bytes[at], bytes[at + 1]])
+        } else {
+            0
+        };
+        Value {
+            outcome: Outcome::from_code(code).unwrap_or(Outcome::Draw),
+            plies,
+        }
+    }
+
+    /// Visits every state's value in order.
+    pub fn for_each(&self, mut f: impl FnMut(Value)) {
+        let bytes: &[u8] = &self.bytes;
+        for i in 0..self.n {
+            f(Self::value_in(bytes, self.plies_at, i));
+        }
+    }
+}
+
+/// Reads a layer file, checked, and unpacks it (for the solver, whose hot
+/// loop reads unpacked values about 9% faster).
 pub fn read_layer(
     path: &Path,
     variant: Variant,
@@ -347,7 +505,8 @@ pub fn write_layer(
     })
 }
 
-/// A solved layer in memory: its states and their values.
+/// A solved layer in the solver's memory: its states and their values,
+/// unpacked (the solver's innermost loop reads them).
 #[derive(Debug)]
 pub struct Solved {
     pub index: LayerIndex,
@@ -357,6 +516,21 @@ pub struct Solved {
 impl Solved {
     /// The value of state `(m, o)` of this layer (any symmetric form).
     #[inline]
+    pub fn value(&self, m: u32, o: u32) -> Option<Value> {
+        self.index.index_of(m, o).map(|i| self.values.get(i))
+    }
+}
+
+/// A solved layer as the [`Database`] reads it: its states, and its file
+/// mapped, values looked up in their packed form.
+#[derive(Debug)]
+pub struct LayerFile {
+    pub index: LayerIndex,
+    pub values: LayerData,
+}
+
+impl LayerFile {
+    /// The value of state `(m, o)` of this layer (any symmetric form).
     pub fn value(&self, m: u32, o: u32) -> Option<Value> {
         self.index.index_of(m, o).map(|i| self.values.get(i))
     }
@@ -472,8 +646,21 @@ pub struct Database {
     variant: Variant,
     dir: PathBuf,
     present: HashSet<Layer>,
-    loaded: Mutex<HashMap<Layer, Arc<Solved>>>,
+    loaded: Mutex<HashMap<Layer, Arc<LayerFile>>>,
+    /// Answers placing-phase states whose layers have no file (Nine Men's
+    /// Morris's), made on first use.
+    placing: Mutex<Option<PlacingSearch>>,
+    search_table: usize,
+    search_budget: Option<u64>,
+    search_progress: Option<std::time::Duration>,
 }
+
+/// The placing search's table unless set otherwise.
+pub const DEFAULT_SEARCH_TABLE: usize = 256 << 20;
+/// The most states one placing-phase question expands unless set
+/// otherwise: a few seconds of search, so that a player or the page never
+/// stalls for long on a position the database cannot answer quickly.
+pub const DEFAULT_SEARCH_BUDGET: u64 = 2_000_000;
 
 impl fmt::Debug for Database {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -509,7 +696,46 @@ impl Database {
             dir: dir.to_path_buf(),
             present,
             loaded: Mutex::new(HashMap::new()),
+            placing: Mutex::new(None),
+            search_table: DEFAULT_SEARCH_TABLE,
+            search_budget: Some(DEFAULT_SEARCH_BUDGET),
+            search_progress: None,
         })
+    }
+
+    /// Sets the placing-phase search's table size and the most states it
+    /// may expand for one question (`None`: no limit).
+    pub fn with_placing_search(mut self, table_bytes: usize, budget: Option<u64>) -> Database {
+        self.search_table = table_bytes;
+        self.search_budget = budget;
+        *self.placing.get_mut().unwrap() = None;
+        self
+    }
+
+    /// Has the placing-phase search report its work on standard error
+    /// every `every`.
+    pub fn with_search_progress(mut self, every: std::time::Duration) -> Database {
+        self.search_progress = Some(every);
+        *self.placing.get_mut().unwrap() = None;
+        self
+    }
+
+    /// The work the placing-phase search has done so far.
+    pub fn search_stats(&self) -> SearchStats {
+        self.placing
+            .lock()
+            .unwrap()
+            .as_ref()
+            .map(PlacingSearch::stats)
+            .unwrap_or_default()
+    }
+
+    /// A placing-phase state of a layer without a file, by search.
+    fn searched_value(&self, layer: Layer, m: u32, o: u32) -> Result<Value, DbError> {
+        let mut guard = self.placing.lock().unwrap();
+        let search =
+            guard.get_or_insert_with(|| PlacingSearch::new(self.search_table, self.search_budget));
+        search.value(self, layer, m, o)
     }
 
     pub fn variant(&self) -> Variant {
@@ -530,7 +756,7 @@ impl Database {
     }
 
     /// A layer, read and checked on first use.
-    pub fn layer(&self, layer: Layer) -> Result<Arc<Solved>, DbError> {
+    pub fn layer(&self, layer: Layer) -> Result<Arc<LayerFile>, DbError> {
         let path = self.dir.join(layer.file_name());
         if !self.present.contains(&layer) {
             return Err(DbError::NotSolved {
@@ -543,14 +769,19 @@ impl Database {
             return Ok(s.clone());
         }
         let index = LayerIndex::build(self.variant, layer);
-        let values = read_layer(&path, self.variant, layer, Some(index.len()))?;
-        let solved = Arc::new(Solved { index, values });
+        let values = LayerData::map(&path, self.variant, layer, Some(index.len()))?;
+        let solved = Arc::new(LayerFile { index, values });
         self.loaded.lock().unwrap().insert(layer, solved.clone());
         Ok(solved)
     }
 
-    /// The value of state `(m, o)` of `layer`.
+    /// The value of state `(m, o)` of `layer`: from its file, or for a
+    /// placing-phase layer without one, by searching down to the moving
+    /// phase's files ([`PlacingSearch`]).
     pub fn state_value(&self, layer: Layer, m: u32, o: u32) -> Result<Value, DbError> {
+        if !layer.is_moving() && !self.present.contains(&layer) {
+            return self.searched_value(layer, m, o);
+        }
         let solved = self.layer(layer)?;
         solved.value(m, o).ok_or_else(|| {
             DbError::BadPosition(format!(
@@ -593,6 +824,29 @@ impl Database {
                 .expect("a removal is open"));
         }
         let (layer, m, o) = locate(pos).map_err(DbError::BadPosition)?;
+        self.state_value(layer, m, o)
+    }
+
+    /// The value of `pos` where a layer file holds it (no placing-phase
+    /// search: a layer without a file is [`DbError::NotSolved`]).
+    pub fn stored_value(&self, pos: &Position) -> Result<Value, DbError> {
+        self.check_variant(pos)?;
+        let me = pos.to_act();
+        let (m, o) = (pos.stones(me), pos.stones(!me));
+        let layer = Layer {
+            a: m.count_ones() as u8,
+            b: o.count_ones() as u8,
+            hm: pos.hand(me),
+            ho: pos.hand(!me),
+        };
+        // A pending removal is no state: the caller looks past it.
+        if !self.present.contains(&layer) || pos.removing() {
+            return Err(DbError::NotSolved {
+                variant: self.variant,
+                layer,
+                path: self.dir.join(layer.file_name()),
+            });
+        }
         self.state_value(layer, m, o)
     }
 

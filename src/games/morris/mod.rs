@@ -24,6 +24,7 @@ pub mod geometry;
 pub mod grade;
 pub mod pair;
 mod perfect;
+pub mod placing;
 mod players;
 pub mod position;
 pub mod solve;

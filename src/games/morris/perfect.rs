@@ -1,8 +1,10 @@
 //! The `perfect` Morris player: plays from the solved database
-//! ([`crate::games::morris::db`]), and where the position lies outside the solved
-//! layers (Nine Men's Morris before its endgames) searches with alpha-beta
-//! into them, judging the leaves it reaches by the database and the others
-//! by the game's evaluation.
+//! ([`crate::games::morris::db`]), Nine Men's Morris's placing phase by the
+//! database's exact search down to the solved moving phase
+//! ([`crate::games::morris::placing`]). Where neither answers (a layer not
+//! solved, or the search over its budget) it searches with alpha-beta,
+//! judging the leaves it reaches by the database's files and the others by
+//! the game's evaluation.
 
 use std::sync::Arc;
 
@@ -87,7 +89,9 @@ impl PerfectPlayer {
             };
         }
         let view = |v: f32| if pos.to_act() == Color::White { v } else { -v };
-        match self.db.value(pos) {
+        // Files only: a placing-phase search at every node of this search
+        // would cost its whole budget again and again.
+        match self.db.stored_value(pos) {
             Ok(v) => return view(Self::score(v, ply)),
             Err(e) if e.is_not_solved() => {}
             Err(e) => self.warn(&e),

@@ -6,7 +6,7 @@ use super::perfect::PerfectPlayer;
 use crate::arena::{GamePlayers, PlayerInfo, PlayerSpec, PlayerSpecError, parse_num};
 use crate::arena::{Grading, Player};
 use crate::game::State;
-use crate::games::morris::db::Database;
+use crate::games::morris::db::{DEFAULT_SEARCH_BUDGET, DEFAULT_SEARCH_TABLE, Database};
 use crate::games::morris::{Morris, Position};
 
 const MORRIS_PLAYERS: &[PlayerInfo] = &[PlayerInfo {
@@ -18,10 +18,18 @@ const MORRIS_PLAYERS: &[PlayerInfo] = &[PlayerInfo {
         ),
         (
             "depth",
-            "decisions searched (alpha-beta) where the database has no answer, e.g. Nine's opening (default 4)",
+            "decisions searched (alpha-beta, with the game's evaluation) where the database has no answer (default 4)",
+        ),
+        (
+            "search",
+            "most states the exact placing-phase search may expand per question where the placing layers are not solved, Nine's (default 2000000; 0: no limit)",
+        ),
+        (
+            "table",
+            "the placing-phase search's transposition table in MB (default 256)",
         ),
     ],
-    about: "perfect play from the solved database: fastest win, slowest loss; searches into the solved layers elsewhere",
+    about: "perfect play from the solved database: fastest win, slowest loss; Nine's placing phase by exact search down to the solved moving phase",
 }];
 
 impl GamePlayers for Morris {
@@ -56,6 +64,18 @@ impl GamePlayers for Morris {
                         value: dir.display().to_string(),
                         why: e.to_string(),
                     })?;
+                let budget = match spec.get("search") {
+                    Some(v) => match parse_num(spec, "search", v, 0, u64::MAX)? {
+                        0 => None,
+                        n => Some(n),
+                    },
+                    None => Some(DEFAULT_SEARCH_BUDGET),
+                };
+                let table = match spec.get("table") {
+                    Some(v) => parse_num(spec, "table", v, 1, 65_536)? as usize,
+                    None => DEFAULT_SEARCH_TABLE >> 20,
+                };
+                let db = db.with_placing_search(table << 20, budget);
                 let depth = match spec.get("depth") {
                     Some(v) => parse_num(spec, "depth", v, 1, 64)? as u32,
                     None => 4,

@@ -92,18 +92,51 @@ pub fn layers_to_solve(variant: Variant, max_stones: Option<u8>) -> Vec<Layer> {
         .collect()
 }
 
-/// Solved layers in memory.
-#[derive(Default)]
+/// Solved layers in memory, by layer: a dense table, not a hash map, as
+/// the pair solver looks a layer up for every capture it generates.
 pub struct Store {
-    pub map: HashMap<Layer, Arc<Solved>>,
+    slots: Vec<Option<Arc<Solved>>>,
+}
+
+impl Default for Store {
+    fn default() -> Store {
+        Store {
+            slots: vec![None; 10_000],
+        }
+    }
 }
 
 impl Store {
+    /// Every count in a layer is at most nine.
+    #[inline]
+    fn slot(layer: Layer) -> usize {
+        let d = |x: u8| usize::from(x.min(9));
+        ((d(layer.a) * 10 + d(layer.b)) * 10 + d(layer.hm)) * 10 + d(layer.ho)
+    }
+
+    pub fn get(&self, layer: Layer) -> Option<&Arc<Solved>> {
+        self.slots[Self::slot(layer)].as_ref()
+    }
+
+    pub fn insert(&mut self, layer: Layer, solved: Arc<Solved>) {
+        self.slots[Self::slot(layer)] = Some(solved);
+    }
+
+    /// Keeps the layers `keep` says yes to.
+    pub fn retain(&mut self, mut keep: impl FnMut(Layer) -> bool) {
+        for s in self.slots.iter_mut() {
+            if let Some(solved) = s
+                && !keep(solved.index.layer)
+            {
+                *s = None;
+            }
+        }
+    }
+
     #[inline]
     fn value(&self, layer: Layer, m: u32, o: u32) -> Value {
         let s = self
-            .map
-            .get(&layer)
+            .get(layer)
             .unwrap_or_else(|| panic!("layer {layer} is solved first"));
         s.value(m, o)
             .unwrap_or_else(|| panic!("{m:#x}/{o:#x} is a state of layer {layer}"))
@@ -186,7 +219,7 @@ pub fn solve(
         };
         if evict {
             let t = layer.a + layer.b;
-            store.map.retain(|l, _| l.a + l.b + 1 >= t);
+            store.retain(|l| l.a + l.b + 1 >= t);
         }
         let started = Instant::now();
         let indexes: Vec<LayerIndex> = group
@@ -270,7 +303,7 @@ pub fn solve(
             report.resumed = resumed;
             report.damaged = damaged[k].take();
             on_layer(&report);
-            store.map.insert(
+            store.insert(
                 *l,
                 Arc::new(Solved {
                     index: ix,
@@ -313,7 +346,7 @@ pub fn load(dir: &Path, variant: Variant, max_stones: Option<u8>) -> Result<Stor
         let path = dir.join(l.file_name());
         let index = LayerIndex::build(variant, l);
         let values = read_layer(&path, variant, l, Some(index.len()))?;
-        store.map.insert(l, Arc::new(Solved { index, values }));
+        store.insert(l, Arc::new(Solved { index, values }));
     }
     Ok(store)
 }
@@ -385,7 +418,7 @@ pub fn reachable(variant: Variant, store: &Store) -> Reach {
     let id: HashMap<Layer, usize> = all.iter().enumerate().map(|(i, l)| (*l, i)).collect();
     let ix: Vec<&LayerIndex> = all
         .iter()
-        .map(|l| &store.map.get(l).expect("every layer solved").index)
+        .map(|l| &store.get(*l).expect("every layer solved").index)
         .collect();
     // Visited bits: per layer, per state, per colour of the mover (a
     // placement layer's colour follows from the hands).

@@ -1,0 +1,256 @@
+//! The placing phase by search (issue 33): a database holding only the
+//! moving-phase layers answers every placing-phase state of Three and Six
+//! Men's Morris exactly as the database that solved them state by state.
+
+mod common;
+
+use std::path::Path;
+use std::sync::OnceLock;
+
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+use yinsh_zero::game::State;
+use yinsh_zero::games::morris::address::{Layer, LayerIndex, layers};
+use yinsh_zero::games::morris::db::{Database, DbError, Outcome};
+use yinsh_zero::games::morris::placing::PlacingSearch;
+use yinsh_zero::games::morris::solve::{SolveOptions, solve};
+use yinsh_zero::games::morris::{Position, Variant};
+
+/// The whole database (placing layers included), and a copy of its
+/// moving-phase layers alone, solved once per test binary.
+fn dbs(variant: Variant) -> (&'static Path, &'static Path) {
+    static THREE: OnceLock<(tempfile::TempDir, tempfile::TempDir)> = OnceLock::new();
+    static SIX: OnceLock<(tempfile::TempDir, tempfile::TempDir)> = OnceLock::new();
+    let cell = match variant {
+        Variant::Three => &THREE,
+        Variant::Six => &SIX,
+        Variant::Nine => unreachable!("Nine is not solved in tests"),
+    };
+    let (full, moving) = cell.get_or_init(|| {
+        let full = tempfile::tempdir().unwrap();
+        solve(&SolveOptions::new(variant, full.path(), None), |_| {}).unwrap();
+        let moving = tempfile::tempdir().unwrap();
+        for l in layers(variant).into_iter().filter(|l| l.is_moving()) {
+            std::fs::copy(
+                full.path().join(l.file_name()),
+                moving.path().join(l.file_name()),
+            )
+            .unwrap();
+        }
+        (full, moving)
+    });
+    (full.path(), moving.path())
+}
+
+fn placing_layers(variant: Variant) -> Vec<Layer> {
+    layers(variant)
+        .into_iter()
+        .filter(|l| !l.is_moving())
+        .collect()
+}
+
+/// Compares the searched value of `states` of `layer` with the solved one.
+fn compare(
+    full: &Database,
+    search: &mut PlacingSearch,
+    moving: &Database,
+    layer: Layer,
+    states: impl Iterator<Item = (u32, u32)>,
+) -> usize {
+    let mut n = 0;
+    for (m, o) in states {
+        let want = full.state_value(layer, m, o).unwrap();
+        let got = search.value(moving, layer, m, o).unwrap();
+        assert_eq!(got, want, "layer {layer}, state {m:#x}/{o:#x}");
+        assert_eq!(
+            search.outcome(moving, layer, m, o).unwrap(),
+            want.outcome,
+            "layer {layer}, state {m:#x}/{o:#x}"
+        );
+        n += 1;
+    }
+    n
+}
+
+#[test]
+fn three_mens_morris_every_placing_state_matches_the_solved_database() {
+    let (full, moving) = dbs(Variant::Three);
+    let full = Database::open(full, Variant::Three).unwrap();
+    let moving = Database::open(moving, Variant::Three).unwrap();
+    assert!(moving.layers().all(|l| l.is_moving()));
+    let mut search = PlacingSearch::new(1 << 20, None);
+    let mut n = 0;
+    for layer in placing_layers(Variant::Three) {
+        let ix = LayerIndex::build(Variant::Three, layer);
+        n += compare(
+            &full,
+            &mut search,
+            &moving,
+            layer,
+            (0..ix.len() as u32).map(|i| ix.masks(i)),
+        );
+    }
+    assert!(n > 300, "{n} states");
+}
+
+#[test]
+fn six_mens_morris_placing_states_match_the_solved_database() {
+    let (full, moving) = dbs(Variant::Six);
+    let full = Database::open(full, Variant::Six).unwrap();
+    let moving = Database::open(moving, Variant::Six).unwrap();
+    // A small table, so that replacement is exercised too.
+    let mut search = PlacingSearch::new(1 << 16, None);
+    let mut rng = SmallRng::seed_from_u64(33);
+    let mut n = 0;
+    for layer in placing_layers(Variant::Six) {
+        let ix = LayerIndex::build(Variant::Six, layer);
+        // Every state of the early layers, a sample of the later ones.
+        let k = ix.len() as u32;
+        let picks: Vec<u32> = if k <= 40 {
+            (0..k).collect()
+        } else {
+            (0..40).map(|_| rng.random_range(0..k)).collect()
+        };
+        n += compare(
+            &full,
+            &mut search,
+            &moving,
+            layer,
+            picks.into_iter().map(|i| ix.masks(i)),
+        );
+    }
+    assert!(n > 2000, "{n} states");
+    let stats = search.stats();
+    assert!(stats.nodes > 0 && stats.lookups > 0, "{stats:?}");
+}
+
+#[test]
+fn the_database_answers_placing_positions_by_search_where_it_has_no_file() {
+    let (full, moving) = dbs(Variant::Six);
+    let full = Database::open(full, Variant::Six).unwrap();
+    let moving = Database::open(moving, Variant::Six).unwrap();
+    let mut pos = Position::start(Variant::Six);
+    assert_eq!(moving.value(&pos).unwrap(), full.value(&pos).unwrap());
+    assert_eq!(moving.value(&pos).unwrap().outcome, Outcome::Draw);
+    // Along a game: the same values and the same best actions (which need
+    // the exact length of every win and loss).
+    let mut rng = SmallRng::seed_from_u64(7);
+    while pos.hand(pos.to_act()) > 0 || pos.removing() {
+        let mut a = moving.action_values(&pos).unwrap();
+        let mut b = full.action_values(&pos).unwrap();
+        a.sort_by_key(|(x, _)| format!("{x:?}"));
+        b.sort_by_key(|(x, _)| format!("{x:?}"));
+        assert_eq!(a, b, "{pos:?}");
+        let actions = pos.legal_actions();
+        let pick = actions[rng.random_range(0..actions.len())];
+        pos.play(pick).unwrap();
+    }
+    assert!(moving.search_stats().nodes > 0);
+}
+
+#[test]
+fn a_search_over_budget_or_missing_a_layer_says_so() {
+    let (_, moving) = dbs(Variant::Six);
+    let start = Position::start(Variant::Six);
+    let db = Database::open(moving, Variant::Six)
+        .unwrap()
+        .with_placing_search(1 << 16, Some(10));
+    let e = db.value(&start).unwrap_err();
+    assert!(matches!(e, DbError::SearchLimit { nodes: 10 }), "{e}");
+    assert!(e.is_not_solved());
+    assert!(e.to_string().contains("gave up after 10 states"), "{e}");
+
+    // Without the full-board layer the start cannot be searched.
+    let dir = tempfile::tempdir().unwrap();
+    for entry in std::fs::read_dir(moving).unwrap() {
+        let p = entry.unwrap().path();
+        std::fs::copy(&p, dir.path().join(p.file_name().unwrap())).unwrap();
+    }
+    let gone = Layer::moving(6, 6);
+    std::fs::remove_file(dir.path().join(gone.file_name())).unwrap();
+    let db = Database::open(dir.path(), Variant::Six).unwrap();
+    let e = db.value(&start).unwrap_err();
+    assert!(
+        matches!(e, DbError::NotSolved { layer, .. } if layer == gone),
+        "{e}"
+    );
+}
+
+#[test]
+fn perfect_over_the_moving_phase_alone_keeps_every_value_from_the_first_stone() {
+    use std::sync::Arc;
+    use yinsh_zero::arena::parse_game_player;
+    use yinsh_zero::games::morris::Morris;
+    use yinsh_zero::games::morris::grade::{GradeOptions, grade};
+
+    let (full, moving) = dbs(Variant::Six);
+    let game = Morris::new(Variant::Six);
+    let judge = Arc::new(Database::open(full, Variant::Six).unwrap());
+    // No limit on the search: every placing decision is exact.
+    let spec = format!("perfect:db={},search=0", moving.display());
+    let mut player = |seed| parse_game_player(&game, &spec, seed).map_err(|e| e.to_string());
+    let opts = GradeOptions {
+        own_games: 4,
+        random_positions: 60,
+        perfect_games: 4,
+        random_opening: 0,
+        endgame_positions: 0,
+        seed: 5,
+    };
+    let r = grade(&game, &judge, &mut player, None, &opts).unwrap();
+    for t in [&r.own_games, &r.random_positions] {
+        assert!(t.decisions > 0);
+        assert_eq!(t.preserving, t.decisions, "{t:?}");
+        assert_eq!(t.optimal, t.decisions, "{t:?}");
+    }
+    assert!(r.mistakes.is_empty(), "{:?}", r.mistakes);
+    // Six Men's Morris is a draw: neither perfect side wins.
+    let v = &r.versus_perfect;
+    assert_eq!((v.wins, v.draws, v.losses), (0, 4, 0), "{v:?}");
+}
+
+#[test]
+fn the_search_command_values_each_action_and_names_bad_input() {
+    use common::cli::{failed, succeeded, yz};
+    let (_, moving) = dbs(Variant::Six);
+    let db = moving.to_str().unwrap();
+    let out = succeeded(&yz([
+        "morris",
+        "search",
+        "--variant",
+        "six",
+        "--db",
+        db,
+        "--table-mb",
+        "16",
+    ]));
+    // Sixteen first placements, each with its value, then the start's.
+    let lines: Vec<&str> = out
+        .lines()
+        .filter(|l| l.contains(" look-ups ") && !l.starts_with("value"))
+        .collect();
+    assert_eq!(lines.len(), 16, "{out}");
+    assert!(lines.iter().all(|l| l.contains("draw")), "{out}");
+    assert!(out.contains("value for white: draw"), "{out}");
+    // Sixteen white stones: not a position.
+    let e = failed(&yz([
+        "morris",
+        "search",
+        "--variant",
+        "six",
+        "--db",
+        db,
+        "--position",
+        "WWWWWWWWWWWWWWWW w",
+    ]));
+    assert!(e.contains("position"), "{e}");
+    let e = failed(&yz([
+        "morris",
+        "search",
+        "--variant",
+        "six",
+        "--db",
+        "/nonexistent/six",
+    ]));
+    assert!(e.contains("/nonexistent/six"), "{e}");
+}
