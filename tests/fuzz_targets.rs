@@ -594,6 +594,74 @@ fn morris_db_files() {
     );
 }
 
+#[test]
+fn morris_placing_books() {
+    use std::time::Duration;
+    use yinsh_zero::games::morris::db::Database;
+    use yinsh_zero::games::morris::placing::PlacingSearch;
+    use yinsh_zero::games::morris::placing_book::{PlacingBook, build};
+    use yinsh_zero::games::morris::solve::{SolveOptions, solve};
+    // Books of Three Men's Morris's first turns, built by the search.
+    let dir = tempfile::tempdir().unwrap();
+    solve(
+        &SolveOptions::new(MorrisVariant::Three, dir.path(), None),
+        |_| {},
+    )
+    .unwrap();
+    let db = Database::open(dir.path(), MorrisVariant::Three).unwrap();
+    let mut search = PlacingSearch::new(1 << 16, None);
+    let mut corpus = Vec::new();
+    for turns in [0, 2, 4] {
+        let book = build(
+            &db,
+            &mut search,
+            turns,
+            None,
+            Duration::MAX,
+            |_| Ok(()),
+            |_, _| {},
+        )
+        .unwrap();
+        corpus.push(book.to_bytes());
+    }
+    let fix = |v: &mut [u8], rng: &mut SmallRng| {
+        if v.len() < 28 || !rng.random_ratio(9, 10) {
+            return;
+        }
+        if rng.random_ratio(1, 4) {
+            // An entry count that fits the length.
+            let n = ((v.len() - 28) / 11) as u64;
+            v[16..24].copy_from_slice(&n.to_le_bytes());
+        }
+        let end = v.len() - 4;
+        let crc = crc32fast::hash(&v[..end]);
+        v[end..].copy_from_slice(&crc.to_le_bytes());
+    };
+    let target = Target {
+        name: "morris_placing_books",
+        corpus,
+        dictionary: &[b"MORRISPB", b"\x01\x00\x00\x00"],
+        fix: Some(&fix),
+        smoke: SMOKE,
+        all_threads: false,
+    };
+    let path = Path::new("placing-book.mdb");
+    let summary = run(target, |bytes| {
+        match PlacingBook::from_bytes(path, bytes, MorrisVariant::Three) {
+            Ok(book) => {
+                // What was accepted is exactly what writing it gives back.
+                assert_eq!(book.to_bytes(), bytes);
+                true
+            }
+            Err(e) => {
+                assert!(e.to_string().contains("placing-book.mdb"), "{e}");
+                false
+            }
+        }
+    });
+    assert!(summary.accepted > 0, "no book read: the corpus is broken");
+}
+
 // -------------------------------------------------------------------- SGF
 
 #[test]

@@ -254,3 +254,79 @@ fn the_search_command_values_each_action_and_names_bad_input() {
     ]));
     assert!(e.contains("/nonexistent/six"), "{e}");
 }
+
+#[test]
+fn the_placing_book_holds_the_solved_values_and_is_checked_on_load() {
+    use std::time::Duration;
+    use yinsh_zero::games::morris::placing_book::{
+        FILE_NAME, PlacingBook, build, states_near_start,
+    };
+
+    let (full, moving) = dbs(Variant::Six);
+    let full = Database::open(full, Variant::Six).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    for entry in std::fs::read_dir(moving).unwrap() {
+        let p = entry.unwrap().path();
+        std::fs::copy(&p, dir.path().join(p.file_name().unwrap())).unwrap();
+    }
+    let db = Database::open(dir.path(), Variant::Six).unwrap();
+    let mut search = PlacingSearch::new(1 << 20, None);
+    let save = |b: &PlacingBook| b.save(dir.path());
+    // Two turns, then three: the second build keeps the first's entries.
+    let two = build(&db, &mut search, 2, None, Duration::ZERO, save, |_, _| {}).unwrap();
+    assert!(two.complete && two.turns == 2);
+    assert_eq!(two.len(), states_near_start(Variant::Six, 2).len());
+    let old = PlacingBook::load(dir.path(), Variant::Six)
+        .unwrap()
+        .unwrap();
+    assert_eq!(old, two);
+    let three = build(
+        &db,
+        &mut search,
+        3,
+        Some(old),
+        Duration::ZERO,
+        save,
+        |_, _| {},
+    )
+    .unwrap();
+    let states = states_near_start(Variant::Six, 3);
+    assert_eq!(three.len(), states.len());
+    assert!(three.len() > two.len());
+    for &(l, m, o) in &states {
+        assert_eq!(
+            three.get(l, m, o),
+            Some(full.state_value(l, m, o).unwrap()),
+            "layer {l}, state {m:#x}/{o:#x}"
+        );
+    }
+
+    // The database answers the start from the book: no search is allowed.
+    let start = Position::start(Variant::Six);
+    let db = Database::open(dir.path(), Variant::Six)
+        .unwrap()
+        .with_placing_search(1 << 16, Some(1));
+    assert_eq!(db.value(&start).unwrap(), full.value(&start).unwrap());
+
+    // A damaged or truncated book is named, not used.
+    let path = dir.path().join(FILE_NAME);
+    let good = std::fs::read(&path).unwrap();
+    let mut bad = good.clone();
+    bad[30] ^= 1;
+    std::fs::write(&path, &bad).unwrap();
+    let e = Database::open(dir.path(), Variant::Six)
+        .unwrap()
+        .value(&start)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("checksum") && e.contains(FILE_NAME), "{e}");
+    std::fs::write(&path, &good[..good.len() - 3]).unwrap();
+    let e = PlacingBook::load(dir.path(), Variant::Six)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("truncated") && e.contains(FILE_NAME), "{e}");
+    let e = PlacingBook::from_bytes(Path::new("b"), &good, Variant::Nine)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("variant"), "{e}");
+}

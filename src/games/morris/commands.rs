@@ -316,6 +316,26 @@ enum MorrisCommand {
         #[arg(long, default_value_t = 60)]
         progress_secs: u64,
     },
+    /// Builds (or completes) the placing book: the exact values of every
+    /// placing-phase state within --turns of the start, found by search and
+    /// stored beside the layer files, where `perfect` and the page read them.
+    PlacingBook {
+        #[arg(long)]
+        variant: String,
+        /// Turns from the start the book covers.
+        #[arg(long, value_parser = clap::value_parser!(u8).range(0..=18))]
+        turns: u8,
+        /// The database directory (default data/morris/<variant>).
+        #[arg(long)]
+        db: Option<PathBuf>,
+        /// Transposition table size in MB.
+        #[arg(long, default_value_t = 1024, value_parser = clap::value_parser!(u64).range(1..=65536))]
+        table_mb: u64,
+        /// Most minutes between saves of the book so far (a stopped build
+        /// resumes from the last).
+        #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=60))]
+        save_minutes: u64,
+    },
     /// The layers of a variant, their sizes and state-number offsets.
     Layers {
         #[arg(long)]
@@ -349,6 +369,13 @@ fn run(args: Args) -> anyhow::Result<()> {
             table_mb,
             progress_secs,
         } => search(&name, position.as_deref(), db, table_mb, progress_secs),
+        MorrisCommand::PlacingBook {
+            variant: name,
+            turns,
+            db,
+            table_mb,
+            save_minutes,
+        } => placing_book(&name, turns, db, table_mb, save_minutes),
         MorrisCommand::Layers { variant: name } => layers(&name),
     }
 }
@@ -472,6 +499,67 @@ fn search(
         s.lookups,
         s.table_hits,
         started.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
+/// `morris placing-book`: builds the book, saving as it goes.
+fn placing_book(
+    name: &str,
+    turns: u8,
+    db: Option<PathBuf>,
+    table_mb: u64,
+    save_minutes: u64,
+) -> anyhow::Result<()> {
+    use super::placing::PlacingSearch;
+    use super::placing_book::{FILE_NAME, PlacingBook, build};
+    let v = variant(name)?;
+    let dir = db.unwrap_or_else(|| Database::default_dir(v));
+    let db = Database::open(&dir, v)?;
+    let old = PlacingBook::load(&dir, v)
+        .with_context(|| format!("delete {} to build it anew", dir.join(FILE_NAME).display()))?;
+    if let Some(b) = &old {
+        println!(
+            "keeping the {} entries of the book there ({} turns{})",
+            b.len(),
+            b.turns,
+            if b.complete { "" } else { ", not complete" }
+        );
+    }
+    let mut search = PlacingSearch::new((table_mb << 20) as usize, None);
+    let started = Instant::now();
+    let book = build(
+        &db,
+        &mut search,
+        turns,
+        old,
+        std::time::Duration::from_secs(60 * save_minutes),
+        |b| b.save(&dir),
+        |done, all| {
+            eprintln!(
+                "placing book: {done} of {all} states in {:.0}s",
+                started.elapsed().as_secs_f64()
+            )
+        },
+    )?;
+    let s = search.stats();
+    let start = Layer {
+        a: 0,
+        b: 0,
+        hm: v.geometry().stones,
+        ho: v.geometry().stones,
+    };
+    println!(
+        "placing book {}: {} states within {turns} turns of the start, in {:.1}s ({} states \
+         expanded, {} look-ups); the start: {} for White",
+        dir.join(FILE_NAME).display(),
+        book.len(),
+        started.elapsed().as_secs_f64(),
+        s.nodes,
+        s.lookups,
+        book.get(start, 0, 0)
+            .map(|v| v.to_string())
+            .unwrap_or_else(|| "not in the book".into())
     );
     Ok(())
 }

@@ -35,6 +35,7 @@ use std::sync::{Arc, Mutex};
 use super::address::{Layer, LayerIndex, locate};
 use super::geometry::{Geometry, Variant, points};
 use super::placing::{PlacingSearch, SearchStats};
+use super::placing_book::PlacingBook;
 use super::position::{Action, Position};
 use crate::game::State;
 
@@ -153,6 +154,8 @@ pub enum DbError {
          larger search budget)"
     )]
     SearchLimit { nodes: u64 },
+    #[error("{0}")]
+    BadBook(String),
     #[error("no database directory {path} (run `yinsh-zero solve --variant {variant}`)")]
     NoDatabase { variant: Variant, path: PathBuf },
 }
@@ -653,6 +656,9 @@ pub struct Database {
     search_table: usize,
     search_budget: Option<u64>,
     search_progress: Option<std::time::Duration>,
+    /// The placing book, read on the first placing-phase question (an
+    /// error is kept as its text and given to every such question).
+    book: std::sync::OnceLock<Result<Option<PlacingBook>, String>>,
 }
 
 /// The placing search's table unless set otherwise.
@@ -700,6 +706,7 @@ impl Database {
             search_table: DEFAULT_SEARCH_TABLE,
             search_budget: Some(DEFAULT_SEARCH_BUDGET),
             search_progress: None,
+            book: std::sync::OnceLock::new(),
         })
     }
 
@@ -731,10 +738,29 @@ impl Database {
     }
 
     /// A placing-phase state of a layer without a file, by search.
+    /// A placing-phase state of a layer without a file: from the placing
+    /// book when it holds the state, else by search.
     fn searched_value(&self, layer: Layer, m: u32, o: u32) -> Result<Value, DbError> {
+        let book = self
+            .book
+            .get_or_init(|| PlacingBook::load(&self.dir, self.variant).map_err(|e| e.to_string()));
+        match book {
+            Ok(Some(b)) => {
+                if let Some(v) = b.get(layer, m, o) {
+                    return Ok(v);
+                }
+            }
+            Ok(None) => {}
+            Err(why) => return Err(DbError::BadBook(why.clone())),
+        }
         let mut guard = self.placing.lock().unwrap();
-        let search =
-            guard.get_or_insert_with(|| PlacingSearch::new(self.search_table, self.search_budget));
+        let search = guard.get_or_insert_with(|| {
+            let s = PlacingSearch::new(self.search_table, self.search_budget);
+            match self.search_progress {
+                Some(every) => s.with_progress(every),
+                None => s,
+            }
+        });
         search.value(self, layer, m, o)
     }
 

@@ -25,6 +25,7 @@ pub mod grade;
 pub mod pair;
 mod perfect;
 pub mod placing;
+pub mod placing_book;
 mod players;
 pub mod position;
 pub mod solve;

@@ -49,7 +49,7 @@ struct Entry {
 /// Keys leave the bits 24..32 of [`canonical`] free (masks are 24 bits);
 /// the hands go there. Key 0 (no stones, no hands) marks an empty slot:
 /// no searched state has empty hands and an empty board.
-fn key(layer: Layer, m: u32, o: u32, geo: &Geometry) -> u64 {
+pub(crate) fn state_key(geo: &Geometry, layer: Layer, m: u32, o: u32) -> u64 {
     canonical(geo, m, o) | u64::from(layer.hm) << 24 | u64::from(layer.ho) << 28
 }
 
@@ -259,7 +259,7 @@ impl PlacingSearch {
             self.stats.lookups += 1;
             return Ok(score_of(db.state_value(layer, m, o)?, ply));
         }
-        let k = key(layer, m, o, geo);
+        let k = state_key(geo, layer, m, o);
         if let Some((lo, hi)) = self.table.get(k) {
             let (lo, hi) = (to_root(lo, ply), to_root(hi, ply));
             if lo >= beta || hi <= alpha || lo == hi {
