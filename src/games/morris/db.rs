@@ -139,7 +139,7 @@ pub enum DbError {
     },
     #[error("{path}: {why}")]
     Malformed { path: PathBuf, why: String },
-    #[error("layer {layer} of {variant} Men's Morris is not solved (no file {path})")]
+    #[error("layer {layer} of {} Men's Morris is not solved (no file {path})", super::address::title(*variant))]
     NotSolved {
         variant: Variant,
         layer: Layer,
