@@ -199,7 +199,8 @@ impl LayerValues {
     }
 }
 
-fn variant_code(v: Variant) -> u8 {
+/// A variant's code in the database's files.
+pub(crate) fn variant_code(v: Variant) -> u8 {
     match v {
         Variant::Nine => 0,
         Variant::Six => 1,

@@ -27,7 +27,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use super::address::Layer;
-use super::db::{Database, DbError, Outcome, Turn, Value, for_each_turn};
+use super::db::{Database, DbError, Outcome, Turn, Value, for_each_turn, variant_code};
 use super::geometry::Variant;
 use super::placing::{PlacingSearch, state_key};
 
@@ -37,14 +37,6 @@ const VERSION: u32 = 1;
 const HEADER: usize = 24;
 const ENTRY: usize = 11;
 const FLAG_COMPLETE: u8 = 1;
-
-fn variant_code(v: Variant) -> u8 {
-    match v {
-        Variant::Nine => 0,
-        Variant::Six => 1,
-        Variant::Three => 2,
-    }
-}
 
 /// Stored values of the placing states near the start.
 #[derive(Clone, Debug, PartialEq, Eq)]
