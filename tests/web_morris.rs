@@ -558,3 +558,39 @@ fn a_solved_six_database_values_removals_and_numbers_states_as_without_it() {
         game["outcome"]["text"]
     );
 }
+
+#[test]
+fn the_moving_phase_alone_values_placements_by_search() {
+    // As Nine Men's Morris is served: layer files for the moving phase
+    // only, placing positions searched down to them.
+    let root = tempfile::tempdir().unwrap();
+    solve(root.path(), "six");
+    let dir = root.path().join("six");
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let p = entry.unwrap().path();
+        let name = p.file_name().unwrap().to_str().unwrap().to_string();
+        if !name.ends_with("-0-0.mdb") {
+            std::fs::remove_file(&p).unwrap();
+        }
+    }
+    let s = serve(root.path());
+    let (_, config) = get(&s, "/api/morris/config");
+    let note = variant(&config, "six")["database"]["note"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        note.contains("moving phase solved") && note.contains("placing positions by search"),
+        "{note}"
+    );
+    let g = MORRIS.new_game(&s, json!({"variant": "six", "opponent": "human"}));
+    let id = g["id"].as_str().unwrap();
+    let (status, p) = get(&s, &format!("/api/morris/games/{id}/perfect"));
+    assert_eq!(status, 200, "{p}");
+    assert_eq!(p["value"]["outcome"], "draw", "{p}");
+    assert_eq!(p["actions"].as_array().unwrap().len(), 16, "{p}");
+    MORRIS.play_ok(&s, id, "a1");
+    let (_, p) = get(&s, &format!("/api/morris/games/{id}/perfect"));
+    assert_eq!(p["value"]["outcome"], "draw", "{p}");
+    assert!(!strings(&p["best"]).is_empty(), "{p}");
+}

@@ -151,7 +151,7 @@ pub enum DbError {
     Stopped { path: PathBuf },
     #[error(
         "the placing-phase search gave up after {nodes} states (a position this early needs a \
-         larger search budget)"
+         placing book, `yinsh-zero morris placing-book`, or a larger search budget)"
     )]
     SearchLimit { nodes: u64 },
     #[error("{0}")]

@@ -26,6 +26,13 @@ pub const MAX_INDEX_WITHOUT_DB: u64 = 3_000_000;
 
 /// States kept in built layer indices before the cache is emptied.
 const MAX_CACHED_STATES: usize = 12_000_000;
+/// The placing-phase search behind the page (Nine's placing phase has no
+/// files): at most this many states per question, so that a request costs
+/// seconds, not minutes; the search is one per database behind a lock, so
+/// requests together never keep more than one core searching. Positions
+/// nearer the start come from the placing book.
+const PAGE_SEARCH_BUDGET: u64 = 100_000;
+const PAGE_SEARCH_TABLE: usize = 64 << 20;
 
 /// The Morris databases a server consults.
 pub struct MorrisDatabases {
@@ -178,7 +185,8 @@ impl MorrisDatabases {
                 }
             }
         }
-        let db = Database::open(&dir, variant)?;
+        let db = Database::open(&dir, variant)?
+            .with_placing_search(PAGE_SEARCH_TABLE, Some(PAGE_SEARCH_BUDGET));
         if db.layers().count() == 0 {
             return Err(DbError::NoDatabase { variant, path: dir });
         }
@@ -195,11 +203,25 @@ impl MorrisDatabases {
         let (present, layers, note) = match self.get(variant) {
             Ok(db) => {
                 let n = db.layers().count();
+                let moving = address::layers(variant)
+                    .into_iter()
+                    .filter(|l| l.is_moving())
+                    .collect::<Vec<_>>();
                 let note = if n == all_layers {
                     format!(
                         "{} solved: database loaded from {}",
                         title(variant),
                         dir.display()
+                    )
+                } else if moving.iter().all(|&l| db.has_layer(l)) {
+                    format!(
+                        "{}'s moving phase solved ({} layers in {}); placing positions by search \
+                         down to it, or from the placing book where built (`yinsh-zero morris \
+                         placing-book --variant {}`)",
+                        title(variant),
+                        moving.len(),
+                        dir.display(),
+                        variant.name()
                     )
                 } else {
                     format!(
