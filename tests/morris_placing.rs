@@ -330,3 +330,17 @@ fn the_placing_book_holds_the_solved_values_and_is_checked_on_load() {
         .to_string();
     assert!(e.contains("variant"), "{e}");
 }
+
+#[test]
+fn the_placing_bench_proves_six_a_draw_and_prints_its_rates() {
+    use common::cli::{succeeded, yz};
+    let out = succeeded(&yz(["bench", "morris-placing", "--turns", "3", "--json"]));
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["start_value"], "draw", "{v}");
+    assert_eq!(
+        v["book_entries"].as_u64().unwrap() as usize,
+        yinsh_zero::games::morris::placing_book::states_near_start(Variant::Six, 3).len()
+    );
+    assert!(v["start_states"].as_u64().unwrap() > 0, "{v}");
+    assert!(v["states_per_s"].as_f64().unwrap() > 0.0, "{v}");
+}

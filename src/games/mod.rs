@@ -121,12 +121,15 @@ impl GameCommand {
 pub enum GameBench {
     #[command(flatten)]
     Yinsh(yinsh::commands::BenchCommand),
+    #[command(flatten)]
+    Morris(morris::commands::BenchCommand),
 }
 
 impl GameBench {
     pub fn run(self) -> anyhow::Result<()> {
         match self {
             GameBench::Yinsh(b) => b.run(),
+            GameBench::Morris(b) => b.run(),
         }
     }
 }

@@ -61,6 +61,123 @@ fn threads(n: Option<usize>) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Morris's benchmarks, listed under `yinsh-zero bench`.
+#[derive(clap::Subcommand)]
+pub enum BenchCommand {
+    /// The placing-phase search (Nine's placing phase is searched, not
+    /// solved): Six Men's Morris solved into a temporary folder, its placing
+    /// layers set aside, then the start proven and a placing book built by
+    /// search over the moving phase alone; states expanded and look-ups per
+    /// second.
+    MorrisPlacing(PlacingBenchArgs),
+}
+
+#[derive(clap::Args)]
+pub struct PlacingBenchArgs {
+    /// Turns from the start the book covers.
+    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u8).range(0..=12))]
+    turns: u8,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+impl BenchCommand {
+    pub fn run(self) -> anyhow::Result<()> {
+        match self {
+            BenchCommand::MorrisPlacing(a) => bench_placing(a),
+        }
+    }
+}
+
+fn bench_placing(args: PlacingBenchArgs) -> anyhow::Result<()> {
+    use super::placing::PlacingSearch;
+    use super::placing_book::build;
+    let v = Variant::Six;
+    let tmp = tempfile::tempdir().context("a temporary folder")?;
+    let (full, moving) = (tmp.path().join("full"), tmp.path().join("moving"));
+    let t = Instant::now();
+    solve(&SolveOptions::new(v, &full, None), |_| {})?;
+    let solve_secs = t.elapsed().as_secs_f64();
+    std::fs::create_dir_all(&moving)?;
+    for l in layers_to_solve(v, None)
+        .into_iter()
+        .filter(|l| l.is_moving())
+    {
+        std::fs::copy(full.join(l.file_name()), moving.join(l.file_name()))?;
+    }
+    let db = Database::open(&moving, v)?;
+    let table = 256 << 20;
+    let start = Layer {
+        a: 0,
+        b: 0,
+        hm: v.geometry().stones,
+        ho: v.geometry().stones,
+    };
+    // Each measurement starts with an empty table.
+    let mut search = PlacingSearch::new(table, None);
+    let t = Instant::now();
+    let value = search.value(&db, start, 0, 0)?;
+    let start_secs = t.elapsed().as_secs_f64();
+    let start_stats = search.stats();
+    let mut search = PlacingSearch::new(table, None);
+    let t = Instant::now();
+    let book = build(
+        &db,
+        &mut search,
+        args.turns,
+        None,
+        std::time::Duration::MAX,
+        |_| Ok(()),
+        |_, _| {},
+    )?;
+    let book_secs = t.elapsed().as_secs_f64();
+    let book_stats = search.stats();
+    let rate = |n: u64, s: f64| n as f64 / s.max(1e-9);
+    if args.json {
+        println!(
+            "{}",
+            json!({
+                "variant": v.name(),
+                "solve_seconds": solve_secs,
+                "start_value": value.to_string(),
+                "start_states": start_stats.nodes,
+                "start_lookups": start_stats.lookups,
+                "start_seconds": start_secs,
+                "book_turns": args.turns,
+                "book_entries": book.len(),
+                "book_states": book_stats.nodes,
+                "book_lookups": book_stats.lookups,
+                "book_seconds": book_secs,
+                "states_per_s": rate(book_stats.nodes, book_secs),
+                "lookups_per_s": rate(book_stats.lookups, book_secs),
+            })
+        );
+        return Ok(());
+    }
+    println!(
+        "Six Men's Morris solved in {solve_secs:.1}s; searching its placing phase over the \
+         moving phase alone, one thread"
+    );
+    println!(
+        "the start: {value} ({} states expanded, {} look-ups, {start_secs:.2}s)",
+        start_stats.nodes, start_stats.lookups
+    );
+    println!(
+        "placing book of {} turns: {} states in {book_secs:.2}s ({} states expanded, {} look-ups)",
+        args.turns,
+        book.len(),
+        book_stats.nodes,
+        book_stats.lookups
+    );
+    println!(
+        "{:.0} states expanded/s, {:.0} look-ups/s",
+        rate(book_stats.nodes, book_secs),
+        rate(book_stats.lookups, book_secs)
+    );
+    Ok(())
+}
+
 #[derive(clap::Args)]
 pub struct SolveArgs {
     /// three, six or nine. Three and Six are solved whole (placement
