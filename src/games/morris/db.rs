@@ -351,32 +351,16 @@ pub fn decode(
     Ok(LayerValues { wdl, plies })
 }
 
-/// Where a layer file's bytes live.
-enum Bytes {
-    Owned(Vec<u8>),
-    /// The file mapped read-only. Layer files are only ever replaced by a
-    /// rename (`write_atomic`), which leaves a mapped file's data in place;
-    /// a program truncating one in place would make reads fault.
-    Mapped(memmap2::Mmap),
-}
-
-impl std::ops::Deref for Bytes {
-    type Target = [u8];
-    fn deref(&self) -> &[u8] {
-        match self {
-            Bytes::Owned(v) => v,
-            Bytes::Mapped(m) => m,
-        }
-    }
-}
-
 /// A layer's values in the file's own packed form (2 bits and a `u16` a
 /// state), read in place: Nine Men's Morris's largest layers hold over a
 /// billion states, and unpacking them would take a third more memory for
 /// nothing. Checked as a whole (header, length, value codes, CRC-32) when
 /// read.
 pub struct LayerData {
-    bytes: Bytes,
+    /// The file mapped read-only. Layer files are only ever replaced by a
+    /// rename (`write_atomic`), which leaves a mapped file's data in place;
+    /// a program truncating one in place would make reads fault.
+    bytes: memmap2::Mmap,
     n: usize,
     /// Where the plies start; 0 when the file has none.
     plies_at: usize,
@@ -386,21 +370,11 @@ impl fmt::Debug for LayerData {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("LayerData")
             .field("states", &self.n)
-            .field("mapped", &matches!(self.bytes, Bytes::Mapped(_)))
             .finish()
     }
 }
 
 impl LayerData {
-    /// The file's bytes for `values`.
-    pub fn from_values(variant: Variant, layer: Layer, values: &LayerValues) -> LayerData {
-        LayerData {
-            bytes: Bytes::Owned(encode(variant, layer, values)),
-            n: values.len(),
-            plies_at: HEADER + values.len().div_ceil(4),
-        }
-    }
-
     /// Maps the file (its pages come in as lookups touch them, and the
     /// system may drop them again) and checks it.
     pub fn map(
@@ -414,18 +388,9 @@ impl LayerData {
             source: e,
         };
         let file = std::fs::File::open(path).map_err(io)?;
-        // SAFETY: read-only; see `Bytes::Mapped` on why the data stays put.
-        let map = unsafe { memmap2::Mmap::map(&file) }.map_err(io)?;
-        Self::checked(path, Bytes::Mapped(map), variant, layer, expected)
-    }
-
-    fn checked(
-        path: &Path,
-        bytes: Bytes,
-        variant: Variant,
-        layer: Layer,
-        expected: Option<usize>,
-    ) -> Result<LayerData, DbError> {
+        // SAFETY: read-only; see `LayerData::bytes` on why the data stays
+        // put.
+        let bytes = unsafe { memmap2::Mmap::map(&file) }.map_err(io)?;
         let (n, with_plies) = check(path, &bytes, variant, layer, expected)?;
         Ok(LayerData {
             bytes,
@@ -446,22 +411,13 @@ impl LayerData {
         self.n == 0
     }
 
-    /// The whole file.
-    pub fn file_bytes(&self) -> &[u8] {
-        &self.bytes
-    }
-
     /// The value of state `i` (checked codes: never 3).
     #[inline]
     pub fn get(&self, i: u32) -> Value {
-        Self::value_in(&self.bytes, self.plies_at, i as usize)
-    }
-
-    #[inline(always)]
-    fn value_in(bytes: &[u8], plies_at: usize, i: usize) -> Value {
+        let (bytes, i): (&[u8], usize) = (&self.bytes, i as usize);
         let code = (bytes[HEADER + i / 4] >> (2 * (i % 4))) & 3;
-        let plies = if plies_at != 0 {
-            let at = plies_at + 2 * i;
+        let plies = if self.plies_at != 0 {
+            let at = self.plies_at + 2 * i;
             u16::from_le_bytes([bytes[at], bytes[at + 1]])
         } else {
             0
@@ -469,14 +425,6 @@ impl LayerData {
         Value {
             outcome: Outcome::from_code(code).unwrap_or(Outcome::Draw),
             plies,
-        }
-    }
-
-    /// Visits every state's value in order.
-    pub fn for_each(&self, mut f: impl FnMut(Value)) {
-        let bytes: &[u8] = &self.bytes;
-        for i in 0..self.n {
-            f(Self::value_in(bytes, self.plies_at, i));
         }
     }
 }
