@@ -182,7 +182,7 @@ impl PlacingSearch {
     }
 
     /// Reports the work so far on standard error every `every` (a search
-    /// from the start of Nine Men's Morris runs for hours).
+    /// from the start of Nine Men's Morris runs for minutes).
     pub fn with_progress(mut self, every: Duration) -> PlacingSearch {
         let now = Instant::now();
         self.progress = Some((every, now, now));
@@ -198,7 +198,7 @@ impl PlacingSearch {
             let s = self.stats;
             eprintln!(
                 "placing search: {} states expanded, {} moving-phase look-ups, {} table answers \
-                 in {secs:.0} s ({:.0} states/s)",
+                 in {secs:.0} s ({:.0} states and look-ups a second)",
                 s.nodes,
                 s.lookups,
                 s.table_hits,
