@@ -511,6 +511,29 @@ fn run_config() {
     assert!(summary.accepted > 0, "no config read: the corpus is broken");
 }
 
+/// A `fix` for the checksummed file formats: now and then a count (a
+/// `u64` at `count_at`) that fits the length (`fit`), then the CRC-32 in
+/// the last 4 bytes recomputed, so that mutations get past the checksum.
+/// Files shorter than `min_len` are left alone.
+fn refit(
+    v: &mut [u8],
+    rng: &mut SmallRng,
+    min_len: usize,
+    count_at: usize,
+    fit: impl Fn(usize) -> u64,
+) {
+    if v.len() < min_len || !rng.random_ratio(9, 10) {
+        return;
+    }
+    if rng.random_ratio(1, 4) {
+        let n = fit(v.len());
+        v[count_at..count_at + 8].copy_from_slice(&n.to_le_bytes());
+    }
+    let end = v.len() - 4;
+    let crc = crc32fast::hash(&v[..end]);
+    v[end..].copy_from_slice(&crc.to_le_bytes());
+}
+
 // ------------------------------------------------------- Morris databases
 
 #[test]
@@ -550,19 +573,8 @@ fn morris_db_files() {
         }
     }
     assert!(!known.is_empty(), "no small layer to start from");
-    let fix = |v: &mut [u8], rng: &mut SmallRng| {
-        if v.len() < 36 || !rng.random_ratio(9, 10) {
-            return;
-        }
-        if rng.random_ratio(1, 4) {
-            // A state count that fits the length (with plies stored).
-            let n = ((v.len() - 36) * 4 / 9) as u64;
-            v[20..28].copy_from_slice(&n.to_le_bytes());
-        }
-        let end = v.len() - 4;
-        let crc = crc32fast::hash(&v[..end]);
-        v[end..].copy_from_slice(&crc.to_le_bytes());
-    };
+    let fix =
+        |v: &mut [u8], rng: &mut SmallRng| refit(v, rng, 36, 20, |len| ((len - 36) * 4 / 9) as u64);
     let target = Target {
         name: "morris_db_files",
         corpus,
@@ -624,19 +636,8 @@ fn morris_placing_books() {
         .unwrap();
         corpus.push(book.to_bytes());
     }
-    let fix = |v: &mut [u8], rng: &mut SmallRng| {
-        if v.len() < 28 || !rng.random_ratio(9, 10) {
-            return;
-        }
-        if rng.random_ratio(1, 4) {
-            // An entry count that fits the length.
-            let n = ((v.len() - 28) / 11) as u64;
-            v[16..24].copy_from_slice(&n.to_le_bytes());
-        }
-        let end = v.len() - 4;
-        let crc = crc32fast::hash(&v[..end]);
-        v[end..].copy_from_slice(&crc.to_le_bytes());
-    };
+    let fix =
+        |v: &mut [u8], rng: &mut SmallRng| refit(v, rng, 28, 16, |len| ((len - 28) / 11) as u64);
     let target = Target {
         name: "morris_placing_books",
         corpus,
@@ -933,19 +934,8 @@ fn connect4_book_files() {
         book.save(&path).unwrap();
         corpus.push(std::fs::read(&path).unwrap());
     }
-    let fix = |v: &mut [u8], rng: &mut SmallRng| {
-        if v.len() < 24 || !rng.random_ratio(9, 10) {
-            return;
-        }
-        if rng.random_ratio(1, 4) {
-            // An entry count that fits the length.
-            let n = ((v.len() - 24) / 9) as u64;
-            v[12..20].copy_from_slice(&n.to_le_bytes());
-        }
-        let end = v.len() - 4;
-        let crc = crc32fast::hash(&v[..end]);
-        v[end..].copy_from_slice(&crc.to_le_bytes());
-    };
+    let fix =
+        |v: &mut [u8], rng: &mut SmallRng| refit(v, rng, 24, 12, |len| ((len - 24) / 9) as u64);
     let target = Target {
         name: "connect4_book_files",
         corpus,

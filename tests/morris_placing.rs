@@ -42,6 +42,16 @@ fn dbs(variant: Variant) -> (&'static Path, &'static Path) {
     (full.path(), moving.path())
 }
 
+/// A copy of a database directory, for a test that changes it.
+fn copy_of(from: &Path) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let p = entry.unwrap().path();
+        std::fs::copy(&p, dir.path().join(p.file_name().unwrap())).unwrap();
+    }
+    dir
+}
+
 fn placing_layers(variant: Variant) -> Vec<Layer> {
     layers(variant)
         .into_iter()
@@ -161,11 +171,7 @@ fn a_search_over_budget_or_missing_a_layer_says_so() {
     assert!(e.to_string().contains("gave up after 10 states"), "{e}");
 
     // Without the full-board layer the start cannot be searched.
-    let dir = tempfile::tempdir().unwrap();
-    for entry in std::fs::read_dir(moving).unwrap() {
-        let p = entry.unwrap().path();
-        std::fs::copy(&p, dir.path().join(p.file_name().unwrap())).unwrap();
-    }
+    let dir = copy_of(moving);
     let gone = Layer::moving(6, 6);
     std::fs::remove_file(dir.path().join(gone.file_name())).unwrap();
     let db = Database::open(dir.path(), Variant::Six).unwrap();
@@ -214,16 +220,11 @@ fn the_search_command_values_each_action_and_names_bad_input() {
     use common::cli::{failed, succeeded, yz};
     let (_, moving) = dbs(Variant::Six);
     let db = moving.to_str().unwrap();
-    let out = succeeded(&yz([
-        "morris",
-        "search",
-        "--variant",
-        "six",
-        "--db",
-        db,
-        "--table-mb",
-        "16",
-    ]));
+    let search = |db: &str, more: &[&str]| {
+        let args = ["morris", "search", "--variant", "six", "--db", db];
+        yz(args.iter().chain(more))
+    };
+    let out = succeeded(&search(db, &["--table-mb", "16"]));
     // Sixteen first placements, each with its value, then the start's.
     let lines: Vec<&str> = out
         .lines()
@@ -233,25 +234,9 @@ fn the_search_command_values_each_action_and_names_bad_input() {
     assert!(lines.iter().all(|l| l.contains("draw")), "{out}");
     assert!(out.contains("value for white: draw"), "{out}");
     // Sixteen white stones: not a position.
-    let e = failed(&yz([
-        "morris",
-        "search",
-        "--variant",
-        "six",
-        "--db",
-        db,
-        "--position",
-        "WWWWWWWWWWWWWWWW w",
-    ]));
+    let e = failed(&search(db, &["--position", "WWWWWWWWWWWWWWWW w"]));
     assert!(e.contains("position"), "{e}");
-    let e = failed(&yz([
-        "morris",
-        "search",
-        "--variant",
-        "six",
-        "--db",
-        "/nonexistent/six",
-    ]));
+    let e = failed(&search("/nonexistent/six", &[]));
     assert!(e.contains("/nonexistent/six"), "{e}");
 }
 
@@ -264,11 +249,7 @@ fn the_placing_book_holds_the_solved_values_and_is_checked_on_load() {
 
     let (full, moving) = dbs(Variant::Six);
     let full = Database::open(full, Variant::Six).unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    for entry in std::fs::read_dir(moving).unwrap() {
-        let p = entry.unwrap().path();
-        std::fs::copy(&p, dir.path().join(p.file_name().unwrap())).unwrap();
-    }
+    let dir = copy_of(moving);
     let db = Database::open(dir.path(), Variant::Six).unwrap();
     let mut search = PlacingSearch::new(1 << 20, None);
     let save = |b: &PlacingBook| b.save(dir.path());

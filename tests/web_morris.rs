@@ -11,6 +11,8 @@ use std::path::Path;
 use common::cli::{succeeded, yz};
 use common::web::{MORRIS, Server, error_of, get, post, strings};
 use serde_json::{Value, json};
+use yinsh_zero::games::morris::Variant;
+use yinsh_zero::games::morris::address::layers;
 
 /// Starts `yinsh-zero serve` on a free port with the Morris databases
 /// under `db_root`.
@@ -566,12 +568,8 @@ fn the_moving_phase_alone_values_placements_by_search() {
     let root = tempfile::tempdir().unwrap();
     solve(root.path(), "six");
     let dir = root.path().join("six");
-    for entry in std::fs::read_dir(&dir).unwrap() {
-        let p = entry.unwrap().path();
-        let name = p.file_name().unwrap().to_str().unwrap().to_string();
-        if !name.ends_with("-0-0.mdb") {
-            std::fs::remove_file(&p).unwrap();
-        }
+    for l in layers(Variant::Six).into_iter().filter(|l| !l.is_moving()) {
+        std::fs::remove_file(dir.join(l.file_name())).unwrap();
     }
     let s = serve(root.path());
     let (_, config) = get(&s, "/api/morris/config");

@@ -634,14 +634,22 @@ pub fn locate(pos: &Position) -> Result<(Layer, u32, u32), String> {
                 .into(),
         );
     }
+    Ok(state_of(pos))
+}
+
+/// The layer and masks of `pos` from the view of the player to act,
+/// unchecked: for a finished position, or one with a removal pending,
+/// they are no state of the database (see [`locate`]).
+pub fn state_of(pos: &Position) -> (Layer, u32, u32) {
     let me = pos.to_act();
+    let (m, o) = (pos.stones(me), pos.stones(!me));
     let layer = Layer {
-        a: pos.stones(me).count_ones() as u8,
-        b: pos.stones(!me).count_ones() as u8,
+        a: m.count_ones() as u8,
+        b: o.count_ones() as u8,
         hm: pos.hand(me),
         ho: pos.hand(!me),
     };
-    Ok((layer, pos.stones(me), pos.stones(!me)))
+    (layer, m, o)
 }
 
 /// The colour to move in a state of `layer`: White when the hands are

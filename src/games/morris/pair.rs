@@ -36,7 +36,7 @@ use arrayvec::ArrayVec;
 use rayon::prelude::*;
 
 use super::address::{Layer, LayerIndex, canonical};
-use super::db::{DbError, LayerValues, Outcome, Turn, for_each_turn};
+use super::db::{DbError, LayerValues, Outcome, Preamble, Turn, check_size, for_each_turn};
 use super::geometry::{Geometry, Variant, points};
 use super::solve::Store;
 
@@ -50,6 +50,11 @@ const NUM: u16 = 0x3FFF;
 const CK_MAGIC: &[u8; 8] = b"MORRISCK";
 const CK_VERSION: u32 = 1;
 const CK_HEADER: usize = 40;
+const CHECKPOINT: Preamble = Preamble {
+    magic: CK_MAGIC,
+    version: CK_VERSION,
+    kind: "Morris solver checkpoint",
+};
 
 /// How a pair is solved.
 #[derive(Clone, Debug)]
@@ -326,18 +331,7 @@ fn read_checkpoint(
     let mut r = BufReader::with_capacity(1 << 22, f);
     let mut h = [0u8; CK_HEADER];
     r.read_exact(&mut h).map_err(&err)?;
-    if &h[..8] != CK_MAGIC {
-        return Err(bad("not a Morris solver checkpoint (bad magic)".into()));
-    }
-    let version = u32::from_le_bytes(h[8..12].try_into().unwrap());
-    if version != CK_VERSION {
-        return Err(bad(format!(
-            "checkpoint version {version}, this program reads {CK_VERSION}"
-        )));
-    }
-    if h[12] != variant_code(variant) {
-        return Err(bad(format!("variant code {} is not {variant}'s", h[12])));
-    }
+    CHECKPOINT.check(path, &h, variant)?;
     let got = Layer {
         a: h[13],
         b: h[14],
@@ -359,16 +353,7 @@ fn read_checkpoint(
             words.len()
         )));
     }
-    if len != want {
-        return Err(bad(format!(
-            "checkpoint of {len} bytes, expected {want} for {n} states: {}",
-            if len < want {
-                "truncated"
-            } else {
-                "trailing bytes"
-            }
-        )));
-    }
+    check_size(path, len, want, &format!("{n} states"))?;
     let mut crc = crc32fast::Hasher::new();
     crc.update(&h);
     let mut buf = vec![0u8; 1 << 21];

@@ -27,7 +27,10 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use super::address::Layer;
-use super::db::{Database, DbError, Outcome, Turn, Value, for_each_turn, variant_code};
+use super::db::{
+    Database, DbError, Outcome, Preamble, Turn, Value, check_crc, check_size, for_each_turn,
+    variant_code,
+};
 use super::geometry::Variant;
 use super::placing::{PlacingSearch, state_key};
 
@@ -37,6 +40,11 @@ const VERSION: u32 = 1;
 const HEADER: usize = 24;
 const ENTRY: usize = 11;
 const FLAG_COMPLETE: u8 = 1;
+const BOOK: Preamble = Preamble {
+    magic: MAGIC,
+    version: VERSION,
+    kind: "Morris placing book",
+};
 
 /// Stored values of the placing states near the start.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -100,21 +108,7 @@ impl PlacingBook {
                 HEADER + 4
             )));
         }
-        if &bytes[..8] != MAGIC {
-            return Err(bad("not a Morris placing book (bad magic)".into()));
-        }
-        let version = u32::from_le_bytes(bytes[8..12].try_into().unwrap());
-        if version != VERSION {
-            return Err(bad(format!(
-                "format version {version}, this program reads version {VERSION}"
-            )));
-        }
-        if bytes[12] != variant_code(variant) {
-            return Err(bad(format!(
-                "variant code {} is not {variant}'s",
-                bytes[12]
-            )));
-        }
+        BOOK.check(path, bytes, variant)?;
         let turns = bytes[13];
         let flags = bytes[14];
         if flags & !FLAG_COMPLETE != 0 {
@@ -130,24 +124,13 @@ impl PlacingBook {
             .and_then(|n| n.checked_mul(ENTRY))
             .and_then(|b| b.checked_add(HEADER + 4))
             .ok_or_else(|| bad(format!("entry count {n} too large")))?;
-        if bytes.len() != want {
-            return Err(bad(format!(
-                "{} bytes, expected {want} for {n} entries: {}",
-                bytes.len(),
-                if bytes.len() < want {
-                    "truncated"
-                } else {
-                    "trailing bytes"
-                }
-            )));
-        }
-        let stored = u32::from_le_bytes(bytes[want - 4..].try_into().unwrap());
-        let crc = crc32fast::hash(&bytes[..want - 4]);
-        if crc != stored {
-            return Err(bad(format!(
-                "checksum mismatch (stored {stored:08x}, computed {crc:08x}): the file is damaged"
-            )));
-        }
+        check_size(
+            path,
+            bytes.len() as u64,
+            want as u64,
+            &format!("{n} entries"),
+        )?;
+        check_crc(path, &bytes[..want - 4], &bytes[want - 4..])?;
         let mut entries = Vec::with_capacity(n as usize);
         for (i, e) in bytes[HEADER..want - 4].chunks_exact(ENTRY).enumerate() {
             let k = u64::from_le_bytes(e[..8].try_into().unwrap());
