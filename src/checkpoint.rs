@@ -479,3 +479,49 @@ pub fn list(checkpoints: &Path) -> Result<Vec<u64>, CheckpointError> {
     out.sort();
     Ok(out)
 }
+
+/// A network a project ships: a folder of checkpoints with a `best`
+/// pointer, and what that best checkpoint plays.
+#[derive(Clone, Debug)]
+pub struct Shipped {
+    /// `shipped` for the folder's own network, else the subfolder's name.
+    pub name: String,
+    /// The folder holding `best`.
+    pub dir: PathBuf,
+    pub meta: CheckpointMeta,
+}
+
+/// The networks shipped in `root`, a folder laid out as this repository's
+/// `checkpoints/`: the network `root/best` points at (the YINSH one), named
+/// `shipped`, then each subfolder with a `best` (`six-mens-morris`,
+/// `grid`, ...) under its name, in name order. Generation folders are the
+/// project run's own, and folders whose best checkpoint cannot be read are
+/// passed over: what a server offers and an engine plays by default.
+pub fn shipped(root: &Path) -> Vec<Shipped> {
+    let found = |name: &str, dir: PathBuf| {
+        let meta = read_meta(&resolve(&dir).ok()?).ok()?;
+        Some(Shipped {
+            name: name.to_string(),
+            dir,
+            meta,
+        })
+    };
+    let mut out: Vec<Shipped> = found("shipped", root.to_path_buf()).into_iter().collect();
+    let mut folders: Vec<(String, PathBuf)> = fs::read_dir(root)
+        .into_iter()
+        .flatten()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().is_dir())
+        .filter_map(|e| Some((e.file_name().to_str()?.to_string(), e.path())))
+        .filter(|(name, dir)| {
+            !name.bytes().all(|b| b.is_ascii_digit()) && dir.join("best").is_file()
+        })
+        .collect();
+    folders.sort();
+    out.extend(
+        folders
+            .into_iter()
+            .filter_map(|(name, dir)| found(&name, dir)),
+    );
+    out
+}

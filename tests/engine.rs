@@ -270,6 +270,56 @@ fn an_unknown_game_is_refused_at_start() {
 }
 
 #[test]
+fn without_a_player_the_engine_plays_the_shipped_network() {
+    // Cargo runs the tests in the project's root, where checkpoints/ is.
+    let player = |args: &[&str], dir: &Path| {
+        let mut child = Command::new(BIN)
+            .arg("engine")
+            .args(args)
+            .current_dir(dir)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // One quick search: the driver's limit replaces the default second.
+        writeln!(child.stdin.take().unwrap(), "yinsh\ngo sims 4\nquit").unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success());
+        let lines: Vec<String> = String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .map(String::from)
+            .collect();
+        assert!(
+            lines.iter().any(|l| l.starts_with("bestmove ")),
+            "{lines:?}"
+        );
+        lines
+            .iter()
+            .find_map(|l| l.strip_prefix("id player "))
+            .unwrap()
+            .to_string()
+    };
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let one = ["--threads", "1"];
+    assert_eq!(
+        player(&one, root),
+        "net-mcts:checkpoint=checkpoints/best,time=1000,threads=1"
+    );
+    // Each game its own network, the variant's own first.
+    for (variant, folder) in [("six", "six-mens-morris"), ("nine", "nine-mens-morris")] {
+        let args = [&one[..], &["--game", "morris", "--variant", variant]].concat();
+        assert_eq!(
+            player(&args, root),
+            format!("net-mcts:checkpoint=checkpoints/{folder}/best,time=1000,threads=1")
+        );
+    }
+    // No network shipped where the engine runs: alpha-beta.
+    let elsewhere = tempfile::tempdir().unwrap();
+    assert_eq!(player(&one, elsewhere.path()), "alphabeta:depth=3");
+}
+
+#[test]
 fn the_engines_network_player_gets_every_core_unless_told() {
     let session = |args: &[&str]| {
         let mut all = vec!["--player", "net-mcts:checkpoint=checkpoints/best,sims=8"];

@@ -382,7 +382,7 @@ fn repo(path: &str) -> Vec<u8> {
 fn checkpoint_meta() {
     use yinsh_zero::checkpoint::read_meta;
     let corpus: Vec<Vec<u8>> = [
-        "checkpoints/000050/meta.json",
+        "checkpoints/000173/meta.json",
         "checkpoints/emergo/000007/meta.json",
         "checkpoints/grid/000311/meta.json",
         "checkpoints/nine-mens-morris/000155/meta.json",

@@ -2,19 +2,24 @@
 //! (docs/engine-protocol.md) so other programs and GUIs can drive a player.
 
 use std::io;
+use std::path::Path;
 
 use yinsh_zero::arena::{
     GamePlayers, MAX_THREADS, available_cores, players_of, with_default_threads,
 };
+use yinsh_zero::checkpoint;
 use yinsh_zero::engine::{Engine, serve};
 use yinsh_zero::games::{GameTask, with_game};
 
 #[derive(clap::Args)]
 pub struct Args {
     /// The player that answers `go`: any spec `yinsh-zero match` accepts
-    /// for the game, except external programs.
-    #[arg(long, value_name = "SPEC", default_value = "alphabeta:depth=3")]
-    pub player: String,
+    /// for the game, except external programs. Default: the network this
+    /// project ships for the game (in ./checkpoints) at one second a
+    /// decision, `net-mcts:checkpoint=checkpoints/best,time=1000` for YINSH;
+    /// `alphabeta:depth=3` for a game with none.
+    #[arg(long, value_name = "SPEC")]
+    pub player: Option<String>,
     /// Seed of the player's randomness.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
@@ -32,13 +37,43 @@ pub struct Args {
     pub variant: Option<String>,
 }
 
+/// Where the networks this project ships are, from its root.
+const SHIPPED: &str = "checkpoints";
+
+/// What plays when no `--player` is given: a network shipped in `root` for
+/// `game`, the variant's own where there is one (a network plays every
+/// variant of its game), at a second a decision (a driver's `go time MS`
+/// changes that); alpha-beta where none ships.
+fn default_player(root: &Path, game: &str, variant: &str) -> String {
+    let nets: Vec<_> = checkpoint::shipped(root)
+        .into_iter()
+        .filter(|n| n.meta.game == game)
+        .collect();
+    let own = nets.iter().find(|n| n.meta.variant == variant);
+    match own.or(nets.first()) {
+        Some(net) => format!(
+            "net-mcts:checkpoint={},time=1000",
+            net.dir.join("best").display()
+        ),
+        None => "alphabeta:depth=3".to_string(),
+    }
+}
+
 /// The protocol on stdin/stdout for the game the flags name.
 struct Serve<'a>(&'a Args);
 
 impl GameTask for Serve<'_> {
     type Output = anyhow::Result<()>;
     fn run<G: GamePlayers>(self, game: G) -> Self::Output {
-        let player = with_default_threads(&self.0.player, self.0.threads, &players_of::<G>());
+        let default;
+        let spec = match &self.0.player {
+            Some(spec) => spec,
+            None => {
+                default = default_player(Path::new(SHIPPED), G::NAME, game.variant());
+                &default
+            }
+        };
+        let player = with_default_threads(spec, self.0.threads, &players_of::<G>());
         let mut engine =
             Engine::for_game(game, &player, self.0.seed).map_err(anyhow::Error::msg)?;
         serve(io::stdin().lock(), io::stdout().lock(), &mut engine)?;

@@ -29,7 +29,7 @@ pub struct BenchOptions {
 }
 
 impl Default for BenchOptions {
-    /// The default net (4x48, the default config's) on flex, one thread, batches 1 to 256; the
+    /// The default net (6x64, the default config's) on flex, one thread, batches 1 to 256; the
     /// headline is batch 64, the leaves one self-play worker collects from
     /// its games in flight per pass.
     fn default() -> Self {

@@ -14,20 +14,20 @@ use crate::game::NetShape;
 /// use yinsh_zero::games::yinsh::Yinsh;
 /// let shape = Yinsh::standard().net_shape();
 /// let c = ModelConfig::new();
-/// assert_eq!((c.blocks, c.channels), (4, 48));
+/// assert_eq!((c.blocks, c.channels), (6, 64));
 /// let tiny = ModelConfig::new().with_blocks(1).with_channels(8);
 /// assert!(tiny.flops_per_position(&shape) < c.flops_per_position(&shape));
 /// ```
 #[derive(Config, Debug, PartialEq)]
 pub struct ModelConfig {
-    /// Residual blocks in the trunk. The default size (4x48) is the one
-    /// `configs/default.toml` trains: on two CPU cores it plays about twice
-    /// the games per hour of 6x64, which matters more than capacity in the
-    /// first hours of a run.
-    #[config(default = 4)]
+    /// Residual blocks in the trunk. The default size (6x64) is the one
+    /// `configs/default.toml` trains and the shipped YINSH network has, so
+    /// that `train` in this project goes on from that network; twelve hours
+    /// on two CPU cores made it (`configs/yinsh-12h.toml`).
+    #[config(default = 6)]
     pub blocks: usize,
     /// Channels of the trunk.
-    #[config(default = 48)]
+    #[config(default = 64)]
     pub channels: usize,
     /// Channels of the 1x1 convolution that starts the value head.
     #[config(default = 8)]

@@ -106,34 +106,13 @@ fn valid_name(name: &str) -> bool {
 }
 
 impl Offers {
-    /// The networks this project ships, found under `checkpoints` (a folder
-    /// laid out as this repository's `checkpoints/`): the YINSH network its
-    /// `best` points at as `shipped`, and each subfolder with a `best` (or a
-    /// checkpoint of its own) under the subfolder's name
-    /// (`six-mens-morris`, `grid`, ...). Folders that hold no checkpoint
-    /// are passed over.
+    /// The networks this project ships under `checkpoints`
+    /// ([`checkpoint::shipped`]): the YINSH network as `shipped`, the others
+    /// under their folders' names (`six-mens-morris`, `grid`, ...).
     pub fn shipped(checkpoints: &Path) -> Offers {
         let mut offers = Offers::default();
-        if checkpoint::resolve(checkpoints).is_ok() {
-            let _ = offers.add_network("shipped", checkpoints);
-        }
-        let mut folders: Vec<PathBuf> = std::fs::read_dir(checkpoints)
-            .into_iter()
-            .flatten()
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.is_dir())
-            .collect();
-        folders.sort();
-        for dir in folders {
-            let Some(name) = dir.file_name().and_then(|n| n.to_str()) else {
-                continue;
-            };
-            // Generation folders (000050) are the run's own, not offers.
-            if name.bytes().all(|b| b.is_ascii_digit()) || !dir.join("best").is_file() {
-                continue;
-            }
-            let name = name.to_string();
-            let _ = offers.add_network(&name, &dir);
+        for net in checkpoint::shipped(checkpoints) {
+            let _ = offers.add_network(&net.name, &net.dir);
         }
         offers
     }

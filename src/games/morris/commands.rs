@@ -90,12 +90,10 @@ impl BenchCommand {
     }
 }
 
-fn bench_placing(args: PlacingBenchArgs) -> anyhow::Result<()> {
-    use super::placing::PlacingSearch;
-    use super::placing_book::build;
-    let v = Variant::Six;
-    let tmp = tempfile::tempdir().context("a temporary folder")?;
-    let (full, moving) = (tmp.path().join("full"), tmp.path().join("moving"));
+/// `v` solved into `dir`, and a database of its moving-phase layers alone
+/// (so that its placing phase is searched), with the solve's seconds.
+fn moving_phase_only(v: Variant, dir: &Path) -> anyhow::Result<(Database, f64)> {
+    let (full, moving) = (dir.join("full"), dir.join("moving"));
     let t = Instant::now();
     solve(&SolveOptions::new(v, &full, None), |_| {})?;
     let solve_secs = t.elapsed().as_secs_f64();
@@ -106,7 +104,15 @@ fn bench_placing(args: PlacingBenchArgs) -> anyhow::Result<()> {
     {
         std::fs::copy(full.join(l.file_name()), moving.join(l.file_name()))?;
     }
-    let db = Database::open(&moving, v)?;
+    Ok((Database::open(&moving, v)?, solve_secs))
+}
+
+fn bench_placing(args: PlacingBenchArgs) -> anyhow::Result<()> {
+    use super::placing::PlacingSearch;
+    use super::placing_book::build;
+    let v = Variant::Six;
+    let tmp = tempfile::tempdir().context("a temporary folder")?;
+    let (db, solve_secs) = moving_phase_only(v, tmp.path())?;
     let table = 256 << 20;
     let start = Layer {
         a: 0,
