@@ -112,7 +112,7 @@ impl Offers {
     pub fn shipped(checkpoints: &Path) -> Offers {
         let mut offers = Offers::default();
         for net in checkpoint::shipped(checkpoints) {
-            let _ = offers.add_network(&net.name, &net.dir);
+            let _ = offers.offer_network(&net.name, net.dir, net.meta);
         }
         offers
     }
@@ -120,18 +120,36 @@ impl Offers {
     /// Offers the checkpoint (or checkpoint folder, read through its `best`
     /// each time it is used) `dir` under `name`.
     pub fn add_network(&mut self, name: &str, dir: &Path) -> Result<(), OfferError> {
+        self.check_network_name(name)?;
+        let meta = checkpoint::read_meta(&checkpoint::resolve(dir)?)?;
+        self.offer_network(name, dir.to_path_buf(), meta)
+    }
+
+    /// A name no network has yet, of the characters offers take.
+    fn check_network_name(&self, name: &str) -> Result<(), OfferError> {
         if !valid_name(name) {
             return Err(OfferError::BadName(name.into()));
         }
         if self.has(name) {
             return Err(OfferError::Duplicate(name.into()));
         }
-        let meta = checkpoint::read_meta(&checkpoint::resolve(dir)?)?;
+        Ok(())
+    }
+
+    /// Offers the checkpoint folder `dir`, whose best checkpoint's `meta`
+    /// was read already, under `name`.
+    fn offer_network(
+        &mut self,
+        name: &str,
+        dir: PathBuf,
+        meta: checkpoint::CheckpointMeta,
+    ) -> Result<(), OfferError> {
+        self.check_network_name(name)?;
         self.networks.push(OfferedNetwork {
             name: name.into(),
             game: meta.game,
             variant: meta.variant,
-            dir: dir.to_path_buf(),
+            dir,
         });
         Ok(())
     }

@@ -293,7 +293,7 @@ pub(crate) fn check_size(path: &Path, len: u64, want: u64, count: &str) -> Resul
 }
 
 /// Checks `body` against the CRC-32 `stored` (4 bytes, little-endian).
-pub(crate) fn check_crc(path: &Path, body: &[u8], stored: &[u8]) -> Result<(), DbError> {
+fn check_crc(path: &Path, body: &[u8], stored: &[u8]) -> Result<(), DbError> {
     let stored = u32::from_le_bytes(stored.try_into().expect("a 4-byte checksum"));
     let crc = crc32fast::hash(body);
     if crc == stored {
@@ -305,6 +305,19 @@ pub(crate) fn check_crc(path: &Path, body: &[u8], stored: &[u8]) -> Result<(), D
             "checksum mismatch (stored {stored:08x}, computed {crc:08x}): the file is damaged"
         ),
     })
+}
+
+/// Checks a file held whole in `bytes` that ends in the CRC-32 of the rest:
+/// its length is the `want` its header promises for `count`, and the
+/// checksum holds.
+pub(crate) fn check_sealed(
+    path: &Path,
+    bytes: &[u8],
+    want: usize,
+    count: &str,
+) -> Result<(), DbError> {
+    check_size(path, bytes.len() as u64, want as u64, count)?;
+    check_crc(path, &bytes[..want - 4], &bytes[want - 4..])
 }
 
 /// Checks a layer file's bytes: magic, version, variant, layer, the state
@@ -353,13 +366,7 @@ fn check(
     let n = u32::try_from(n).map_err(|_| bad(format!("state count {n} too large")))? as usize;
     let with_plies = flags & FLAG_PLIES != 0;
     let want = HEADER + n.div_ceil(4) + if with_plies { 2 * n } else { 0 } + 4;
-    check_size(
-        path,
-        bytes.len() as u64,
-        want as u64,
-        &format!("{n} states"),
-    )?;
-    check_crc(path, &bytes[..want - 4], &bytes[want - 4..])?;
+    check_sealed(path, bytes, want, &format!("{n} states"))?;
     let packed = &bytes[HEADER..HEADER + n.div_ceil(4)];
     // Code 3 is a pair of set bits in one 2-bit field; padding is 0.
     if let Some(at) = packed.iter().position(|&b| b & (b >> 1) & 0x55 != 0) {

@@ -28,8 +28,7 @@ use std::time::{Duration, Instant};
 
 use super::address::Layer;
 use super::db::{
-    Database, DbError, Outcome, Preamble, Turn, Value, check_crc, check_size, for_each_turn,
-    variant_code,
+    Database, DbError, Outcome, Preamble, Turn, Value, check_sealed, for_each_turn, variant_code,
 };
 use super::geometry::Variant;
 use super::placing::{PlacingSearch, state_key};
@@ -124,13 +123,7 @@ impl PlacingBook {
             .and_then(|n| n.checked_mul(ENTRY))
             .and_then(|b| b.checked_add(HEADER + 4))
             .ok_or_else(|| bad(format!("entry count {n} too large")))?;
-        check_size(
-            path,
-            bytes.len() as u64,
-            want as u64,
-            &format!("{n} entries"),
-        )?;
-        check_crc(path, &bytes[..want - 4], &bytes[want - 4..])?;
+        check_sealed(path, bytes, want, &format!("{n} entries"))?;
         let mut entries = Vec::with_capacity(n as usize);
         for (i, e) in bytes[HEADER..want - 4].chunks_exact(ENTRY).enumerate() {
             let k = u64::from_le_bytes(e[..8].try_into().unwrap());
