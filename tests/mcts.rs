@@ -843,7 +843,11 @@ fn lcb_keeps_the_win_and_plays_only_well_visited_actions() {
             with.visits[k]
         );
         // Its targets are the search's, whichever action it plays.
-        let without = run(pos, &puct(200), 2);
+        let by_visits = SearchConfig {
+            lcb_z: 0.0,
+            ..puct(200)
+        };
+        let without = run(pos, &by_visits, 2);
         assert_eq!(with.visits, without.visits);
         assert_eq!(with.policy, without.policy);
         differs += usize::from(with.action != without.action);

@@ -83,8 +83,8 @@ pub const KNOWN_PLAYERS: &[PlayerInfo] = &[
             ),
             (
                 "lcb",
-                "z of the lower confidence bound the move is chosen by, 0 to 10 (default 0: \
-                 the most visited)",
+                "z of the lower confidence bound the move is chosen by, 0 to 10 (default 2; \
+                 0 plays the most visited)",
             ),
             ("backend", "flex (CPU, default), cuda or wgpu"),
             ("symmetries", SYMMETRIES_ABOUT),
