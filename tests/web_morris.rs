@@ -83,7 +83,7 @@ fn the_page_boards_and_bad_requests_without_a_database() {
     }
     // The networks this project ships are offered for their variants, Six's
     // played safe for a draw as its card says, and it answers a placement.
-    let six = "net-mcts:net=six-mens-morris,sims=300,draw=0.8";
+    let six = "net-mcts:net=six-mens-morris,sims=300,draw=0.8,lcb=0";
     let nine = "net-mcts:net=nine-mens-morris";
     let offered = |name: &str| strings(&variant(&config, name)["suggestions"]);
     assert_eq!(offered("six")[..2], ["alphabeta:depth=4", six]);

@@ -118,7 +118,7 @@ pub struct NewGame {
 /// The opponents a page suggests for `game`'s variant: `default` first,
 /// then every network the server offers for it (`net-mcts:net=NAME`),
 /// played with the further options `played_as` gives for its name (the
-/// way its card plays it, e.g. `",sims=300,draw=0.8"`), then `rest`. A
+/// way its card plays it, e.g. `",sims=300,draw=0.8,lcb=0"`), then `rest`. A
 /// network plays one variant only, so it is suggested, not the default.
 pub fn suggestions(
     offers: &Offers,
