@@ -492,6 +492,8 @@ fn grading_on_a_small_sample() {
         solver_nodes: 2_000_000,
         table_bits: 20,
         book: None,
+        book_file: None,
+        progress: None,
         seed: 1,
     };
     let mut perfect =
@@ -523,6 +525,7 @@ fn grading_on_a_small_sample() {
     );
     assert_eq!((second.games, second.losses), (1, 1), "{second:?}");
     assert_eq!(first.decisions.optimal, first.decisions.decisions);
+    assert_eq!((first.imperfect, second.imperfect), (0, 0));
     assert!(first.records[0].starts_with("4444443232"));
     // A node budget too small for perfect play's move: unresolved.
     let tiny = Connect4GradeOptions {
@@ -539,6 +542,118 @@ fn grading_on_a_small_sample() {
     let all: u64 = r.testset.iter().map(|k| k.tally.decisions).sum();
     let optimal: u64 = r.testset.iter().map(|k| k.tally.optimal).sum();
     assert!(optimal < all, "{r:?}");
+}
+
+#[test]
+fn a_grade_keeps_what_its_solver_worked_out_in_the_book_file_beside_what_was_there() {
+    use yinsh_zero::games::connect4::book::Book;
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("book.bin");
+    // An entry another process (`connect4-book`) put there.
+    let theirs = Position::from_moves("4444443232").unwrap();
+    let mut on_disk = Book::default();
+    on_disk.insert(&theirs, Solver::new(18).solve(&theirs));
+    on_disk.save(&file).unwrap();
+    let game = Connect4;
+    // From 9 stones (Black to act, and winning): the early positions of
+    // these games cost the solver millions of nodes, enough to be learned.
+    let start = "444444321";
+    let opts = Connect4GradeOptions {
+        testset: dir.path().join("no test set"),
+        per_kind: 0,
+        own_games: 0,
+        opening: 0,
+        versus_perfect: 1,
+        versus_start: start.into(),
+        solver_nodes: u64::MAX,
+        table_bits: 18,
+        book: None,
+        book_file: Some(file.clone()),
+        progress: None,
+        seed: 3,
+    };
+    let mut perfect =
+        |seed| parse_game_player(&game, "perfect:tt=18", seed).map_err(|e| e.to_string());
+    let r = grade(&game, &mut perfect, &opts).unwrap();
+    assert_eq!((r.as_first.games, r.as_first.losses), (1, 1), "{r:?}");
+    assert_eq!((r.as_second.games, r.as_second.wins), (1, 1), "{r:?}");
+    let kept = Book::load(&file).unwrap();
+    assert!(kept.get(&theirs).is_some(), "the other process's entry");
+    assert!(kept.len() > 1, "nothing the grade solved was kept");
+    let mut plain = Solver::new(18);
+    for (p, score) in kept.entries() {
+        assert_eq!(plain.solve(&p), score, "{p}");
+    }
+    // A book file that cannot be written (its folder would be a file)
+    // stops the grade at once, by name.
+    let unwritable = file.join("book.bin");
+    let bad = Connect4GradeOptions {
+        book_file: Some(unwritable.clone()),
+        ..opts
+    };
+    let e = grade(&game, &mut perfect, &bad).unwrap_err().to_string();
+    assert!(e.contains(unwritable.to_str().unwrap()), "{e}");
+}
+
+#[test]
+fn a_test_set_grows_in_runs_each_keeping_what_the_last_one_wrote() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("set");
+    let run = |per_kind: &str, seed: &str, top_up: bool| {
+        let mut args = vec![
+            "connect4-testset",
+            "--per-kind",
+            per_kind,
+            "--seed",
+            seed,
+            "--minutes",
+            "60",
+            "--solver-nodes",
+            "3000000",
+            "--tt",
+            "20",
+            "--out",
+        ];
+        let out = out.to_str().unwrap();
+        args.push(out);
+        if top_up {
+            args.push("--top-up");
+        }
+        succeeded(&yz(args))
+    };
+    run("2", "1", false);
+    let first: Vec<_> = Kind::ALL
+        .iter()
+        .map(|&k| testset::load(&out, k).unwrap())
+        .collect();
+    let printed = run("3", "2", true);
+    assert!(printed.contains("2 kept, 1 new"), "{printed}");
+    let mut solver = Solver::new(20);
+    for (k, before) in Kind::ALL.iter().zip(&first) {
+        assert_eq!(before.len(), 2, "{k}");
+        let after = testset::load(&out, *k).unwrap();
+        assert_eq!(after.len(), 3, "{k}");
+        assert_eq!(
+            &after[..2],
+            &before[..],
+            "{k}: the kept positions come first"
+        );
+        let codes: HashSet<u64> = after.iter().map(|l| l.position.code()).collect();
+        assert_eq!(codes.len(), 3, "{k}: no position twice");
+        assert_eq!(solver.solve(&after[2].position), after[2].score, "{k}");
+    }
+    // A kept file that is damaged stops the run before any search, by name.
+    std::fs::write(Kind::ALL[0].file(&out), "4453 x\n").unwrap();
+    let e = failed(&yz([
+        "connect4-testset",
+        "--top-up",
+        "--out",
+        out.to_str().unwrap(),
+    ]));
+    assert!(
+        e.contains(Kind::ALL[0].name()) && e.contains("line 1"),
+        "{e}"
+    );
 }
 
 #[test]

@@ -73,7 +73,7 @@ fn the_solver_answers_from_the_book_as_it_would_by_searching() {
 fn a_stopped_build_goes_on_where_it_stopped() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("book.bin");
-    let save = |s: &Solver| -> anyhow::Result<()> { Ok(s.book().unwrap().save(&path)?) };
+    let save = |s: &mut Solver| -> anyhow::Result<()> { Ok(s.book().unwrap().save(&path)?) };
     // Stopped before its first solve: nothing finished, the empty book saved.
     let mut solver = Solver::new(20).with_book(Book::load_or_empty(&path).unwrap());
     let opts = BuildOptions {

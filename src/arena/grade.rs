@@ -40,6 +40,9 @@ pub struct GradeRequest {
     pub json: bool,
     /// Up to ten value-losing decisions too.
     pub mistakes: bool,
+    /// Keep what the solver worked out for later grades (Connect Four: its
+    /// opening book file).
+    pub save_book: bool,
 }
 
 /// What a game with perfect play offers `grade`.

@@ -79,6 +79,12 @@ pub struct Args {
     /// Print up to ten value-losing decisions.
     #[arg(long)]
     pub mistakes: bool,
+    /// Connect Four: sync the exact scores the solver works out for early
+    /// positions into the opening book (data/connect4/book.bin) every 5
+    /// minutes and at the end, so that a stopped grade keeps them and the
+    /// next one starts from them (`connect4-book` may run beside it).
+    #[arg(long)]
+    pub save_book: bool,
     #[command(flatten)]
     pub backend: BackendArg,
 }
@@ -172,6 +178,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         seed: args.seed,
         json: args.json,
         mistakes: args.mistakes,
+        save_book: args.save_book,
     };
     let variant = args.variant.or(meta.map(|m| m.variant));
     with_game(&game, default_variant(&game)?, Grade { variant, request })?

@@ -162,6 +162,30 @@ impl Book {
         write_atomic(path, &self.to_bytes())
     }
 
+    /// Adds every entry of `other` that this book lacks (where both hold a
+    /// position they agree: a score is exact).
+    pub fn merge(&mut self, other: &Book) {
+        for (p, s) in other.entries() {
+            if self.get(&p).is_none() {
+                self.insert(&p, s);
+            }
+        }
+    }
+
+    /// Takes in the entries of the book at `path` (if there is one), then
+    /// writes the union there atomically: two processes growing one file
+    /// (`connect4-book` and a `grade`) keep and gain each other's entries
+    /// instead of overwriting them. Not a lock: a write landing between
+    /// this one's read and its rename is taken in at the next sync.
+    pub fn sync(&mut self, path: &Path) -> Result<(), BookError> {
+        let on_disk = Book::load_or_empty(path)?;
+        self.merge(&on_disk);
+        self.save(path).map_err(|e| BookError {
+            path: path.to_path_buf(),
+            why: format!("writing it: {e}"),
+        })
+    }
+
     fn to_bytes(&self) -> Vec<u8> {
         let mut entries: Vec<(u64, Score)> = self.entries.iter().map(|(&k, &v)| (k, v)).collect();
         entries.sort_unstable_by_key(|e| e.0);

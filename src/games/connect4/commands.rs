@@ -119,6 +119,16 @@ pub struct TestsetArgs {
     /// The solver's table, in bits of entries of 8 bytes.
     #[arg(long, default_value_t = 24, value_parser = clap::value_parser!(u32).range(16..=30))]
     pub tt: u32,
+    /// Keep the set already in --out (each file checked as `grade` reads
+    /// it; a missing file is an empty kind) and add only what each kind
+    /// lacks. Give each such run a --seed not used before, so that its
+    /// random games are new ones.
+    #[arg(long)]
+    pub top_up: bool,
+    /// Write the set to --out at least this often while it grows, so that
+    /// a run stopped before --minutes keeps what it found.
+    #[arg(long, default_value_t = 5.0)]
+    pub save_minutes: f64,
 }
 
 fn colour(c: Color) -> &'static str {
@@ -256,32 +266,63 @@ fn make_testset(args: TestsetArgs) -> anyhow::Result<()> {
         args.minutes > 0.0 && args.minutes.is_finite(),
         "--minutes must be a positive number"
     );
+    ensure!(
+        args.save_minutes > 0.0 && args.save_minutes.is_finite(),
+        "--save-minutes must be a positive number"
+    );
+    std::fs::create_dir_all(&args.out)
+        .with_context(|| format!("making the test set's folder {}", args.out.display()))?;
+    let keep = if args.top_up {
+        Kind::ALL
+            .iter()
+            .map(|&k| match k.file(&args.out).exists() {
+                true => testset::load(&args.out, k).map_err(anyhow::Error::msg),
+                false => Ok(Vec::new()),
+            })
+            .collect::<anyhow::Result<Vec<_>>>()?
+    } else {
+        Vec::new()
+    };
+    let kept: Vec<usize> = keep.iter().map(Vec::len).collect();
     let opts = GenerateOptions {
         per_kind: args.per_kind,
         seed: args.seed,
         solver_nodes: args.solver_nodes,
         time_limit: Duration::from_secs_f64(args.minutes * 60.0),
         table_bits: args.tt,
+        keep,
     };
-    let mut last = Instant::now();
-    let generated = testset::generate(&opts, |kind, n| {
-        if n == opts.per_kind || last.elapsed() > Duration::from_secs(30) {
+    let write = |g: &testset::Generated| {
+        testset::write(&args.out, g)
+            .with_context(|| format!("writing the test set to {}", args.out.display()))
+    };
+    let (mut last_line, mut last_save) = (Instant::now(), Instant::now());
+    let mut save_error = None;
+    let save_every = Duration::from_secs_f64(args.save_minutes * 60.0);
+    let generated = testset::generate(&opts, |kind, g| {
+        let n = g.positions[Kind::ALL.iter().position(|&k| k == kind).expect("a kind")].len();
+        if n == opts.per_kind || last_line.elapsed() > Duration::from_secs(30) {
             eprintln!("{kind}: {n}");
-            last = Instant::now();
+            last_line = Instant::now();
+        }
+        if save_error.is_none() && last_save.elapsed() >= save_every {
+            save_error = write(g).err();
+            last_save = Instant::now();
         }
     });
-    let paths = testset::write(&args.out, &generated)
-        .with_context(|| format!("writing the test set to {}", args.out.display()))?;
-    for ((kind, positions), (path, seconds)) in Kind::ALL
-        .iter()
-        .zip(&generated.positions)
-        .zip(paths.iter().zip(&generated.seconds))
-    {
-        let mean_ms = 1000.0 * seconds / positions.len().max(1) as f64;
+    if let Some(e) = save_error {
+        return Err(e);
+    }
+    let paths = write(&generated)?;
+    for (i, (kind, positions)) in Kind::ALL.iter().zip(&generated.positions).enumerate() {
+        let old = kept.get(i).copied().unwrap_or(0);
+        let new = positions.len() - old;
+        let mean_ms = 1000.0 * generated.seconds[i] / new.max(1) as f64;
         println!(
-            "{kind:<14} {:>5} positions, {mean_ms:.2} ms each to solve ({})",
+            "{kind:<14} {:>5} positions ({old} kept, {new} new, {mean_ms:.2} ms each to solve) \
+             ({})",
             positions.len(),
-            path.display()
+            paths[i].display()
         );
     }
     println!(
@@ -321,8 +362,9 @@ fn versus_line(name: &str, v: &VersusPerfect) -> String {
     };
     format!(
         "{name}: {} games, {} won, {} drawn, {} lost{unresolved} (perfect play from the empty \
-         board: the first player wins)",
-        v.games, v.wins, v.draws, v.losses
+         board: the first player wins); {} with a decision short of optimal (as second: lost \
+         faster than perfect play allows)",
+        v.games, v.wins, v.draws, v.losses, v.imperfect
     )
 }
 
@@ -379,6 +421,8 @@ pub(crate) fn grade(game: &Connect4, req: &GradeRequest) -> anyhow::Result<()> {
         solver_nodes: req.solver_nodes,
         table_bits: DEFAULT_TABLE_BITS + 2,
         book: Book::load_or_empty(std::path::Path::new(book::DEFAULT_BOOK)).map(Some)?,
+        book_file: req.save_book.then(|| PathBuf::from(book::DEFAULT_BOOK)),
+        progress: Some(|line| eprintln!("{line}")),
         seed: req.seed,
     };
     let mut make = |seed: u64| parse_game_player(game, spec, seed).map_err(|e| e.to_string());
@@ -431,10 +475,11 @@ fn grow_book(args: BookArgs) -> anyhow::Result<()> {
     };
     let mut solver = Solver::new(args.tt).with_book(loaded);
     let path = args.book.clone();
-    let mut save = |s: &Solver| -> anyhow::Result<()> {
-        let b = s.book().expect("the solver has its book");
-        b.save(&path)
-            .with_context(|| format!("writing {}", path.display()))
+    // Synced, not overwritten: a `grade --save-book` may be adding to the
+    // same file.
+    let mut save = |s: &mut Solver| -> anyhow::Result<()> {
+        let b = s.book_mut().expect("the solver has its book");
+        Ok(b.sync(&path)?)
     };
     let mut progress = |p: Progress| match p {
         Progress::Solved {

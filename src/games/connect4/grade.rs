@@ -20,6 +20,7 @@
 //! unresolved.
 
 use std::path::PathBuf;
+use std::time::{Duration, Instant};
 
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
@@ -60,8 +61,20 @@ pub struct Connect4GradeOptions {
     pub table_bits: u32,
     /// The opening book the solver answers from first, if any.
     pub book: Option<Book>,
+    /// Where the entries the solver adds to its book are synced
+    /// ([`Book::sync`]) every [`SYNC_EVERY`] and at the end, so that a
+    /// stopped grade keeps what it solved and the next one starts from it;
+    /// `None` keeps them in memory only.
+    pub book_file: Option<PathBuf>,
+    /// Called with a line per kind of test position, per game and per
+    /// game against perfect play: a whole grade takes hours, and the
+    /// command prints them on standard error.
+    pub progress: Option<fn(&str)>,
     pub seed: u64,
 }
+
+/// How often a grade with a `book_file` syncs it.
+pub const SYNC_EVERY: Duration = Duration::from_secs(300);
 
 /// The decisions on one kind of test position.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -81,6 +94,11 @@ pub struct VersusPerfect {
     /// Games stopped where perfect play's move was past the solver's node
     /// budget: counted in `games` only.
     pub unresolved: u32,
+    /// Games in which at least one of the player's decisions was not
+    /// optimal. As second from the empty board (lost under perfect play,
+    /// which wins as fast as it can) these are the games it lost faster
+    /// than perfect play allows.
+    pub imperfect: u32,
     /// The player's decisions in those games.
     pub decisions: Tally,
     /// Each game's columns from its start (`4453...`).
@@ -113,6 +131,8 @@ pub enum Connect4GradeError {
     TestSet(String),
     #[error("the start of the games against perfect play: {0}")]
     Start(String),
+    #[error(transparent)]
+    Book(#[from] super::book::BookError),
 }
 
 const MISTAKES_KEPT: usize = 10;
@@ -122,6 +142,10 @@ struct Judge {
     solver: Solver,
     budget: u64,
     mistakes: Vec<String>,
+    book_file: Option<PathBuf>,
+    last_sync: Instant,
+    progress: Option<fn(&str)>,
+    started: Instant,
 }
 
 impl Judge {
@@ -185,12 +209,54 @@ impl Judge {
         }
     }
 
+    /// Syncs the book file when [`SYNC_EVERY`] has passed since the last
+    /// sync, or now if `now`.
+    fn sync_book(&mut self, now: bool) -> Result<(), Connect4GradeError> {
+        let Some(path) = &self.book_file else {
+            return Ok(());
+        };
+        if !now && self.last_sync.elapsed() < SYNC_EVERY {
+            return Ok(());
+        }
+        if let Some(book) = self.solver.book_mut() {
+            book.sync(path)?;
+        }
+        self.last_sync = Instant::now();
+        Ok(())
+    }
+
+    /// Hands `line`, stamped with the time since the grade began, to the
+    /// progress callback.
+    fn say(&self, line: std::fmt::Arguments<'_>) {
+        if let Some(progress) = self.progress {
+            let s = self.started.elapsed().as_secs();
+            progress(&format!(
+                "[{}:{:02}:{:02}] {line}",
+                s / 3600,
+                s / 60 % 60,
+                s % 60
+            ));
+        }
+    }
+
     /// Perfect play's column in `pos` (ties at random), `None` past the
     /// budget.
     fn perfect(&mut self, pos: &Position, ties: &mut SmallRng) -> Option<Column> {
         let (_, best) = self.solver.try_best_columns(pos, self.budget)?;
         Some(best[ties.random_range(0..best.len())])
     }
+}
+
+/// A tally as a progress line gives it.
+fn tally_summary(t: &Tally) -> String {
+    let share = |n: u64| 100.0 * n as f64 / t.decisions.max(1) as f64;
+    format!(
+        "{} decisions graded, {:.1}% keep the value, {:.1}% optimal, {} unsolved",
+        t.decisions,
+        share(t.preserving),
+        share(t.optimal),
+        t.unsolved
+    )
 }
 
 /// Asks `player` for its column in `pos`, checking that it is legal.
@@ -214,14 +280,27 @@ pub fn grade(
     make_player: &mut dyn FnMut(u64) -> Result<Box<dyn Player<Position>>, String>,
     opts: &Connect4GradeOptions,
 ) -> Result<Connect4GradeReport, Connect4GradeError> {
+    let book = match (&opts.book, &opts.book_file) {
+        (Some(b), _) => Some(b.clone()),
+        // A book to fill, so that the file gains what is solved.
+        (None, Some(_)) => Some(Book::default()),
+        (None, None) => None,
+    };
     let mut judge = Judge {
-        solver: match &opts.book {
-            Some(b) => Solver::new(opts.table_bits).with_book(b.clone()),
+        solver: match book {
+            Some(b) => Solver::new(opts.table_bits).with_book(b),
             None => Solver::new(opts.table_bits),
         },
         budget: opts.solver_nodes,
         mistakes: Vec::new(),
+        book_file: opts.book_file.clone(),
+        last_sync: Instant::now(),
+        progress: opts.progress,
+        started: Instant::now(),
     };
+    // At once, so that an unwritable book file stops the grade before its
+    // hours, not after.
+    judge.sync_book(true)?;
     let mut report = Connect4GradeReport::default();
     let mut player =
         make_player(sub_seed(opts.seed, 0x7e57)).map_err(Connect4GradeError::Player)?;
@@ -236,7 +315,13 @@ pub fn grade(
                 player.new_game(&l.position);
                 let c = ask(player.as_mut(), &l.position)?;
                 judge.grade(&l.position, &l.moves, Some(l.score), c, &mut tally);
+                judge.sync_book(false)?;
             }
+            judge.say(format_args!(
+                "test set, {}: {}",
+                kind.name(),
+                tally_summary(&tally)
+            ));
         }
         report.testset.push(KindTally {
             kind: kind.name(),
@@ -264,6 +349,13 @@ pub fn grade(
             pos.play_unchecked(c);
             moves.push_str(&c.to_string());
         }
+        judge.sync_book(false)?;
+        judge.say(format_args!(
+            "own game {} of {}: `{moves}`; so far {}",
+            g + 1,
+            opts.own_games,
+            tally_summary(&report.own_games)
+        ));
     }
 
     // (c) Against perfect play, on each side.
@@ -283,8 +375,27 @@ pub fn grade(
                 &mut ties,
                 out,
             )?;
+            judge.sync_book(false)?;
+            judge.say(format_args!(
+                "as {} against perfect, game {} of {}: `{}`; so far {} won, {} drawn, {} lost, \
+                 {} unresolved, {} short of optimal",
+                if side == Color::White {
+                    "first"
+                } else {
+                    "second"
+                },
+                g + 1,
+                opts.versus_perfect,
+                out.records.last().map_or("", String::as_str),
+                out.wins,
+                out.draws,
+                out.losses,
+                out.unresolved,
+                out.imperfect
+            ));
         }
     }
+    judge.sync_book(true)?;
     report.mistakes = judge.mistakes;
     Ok(report)
 }
@@ -306,6 +417,7 @@ fn versus_perfect(
         .filter(|c| !c.is_whitespace())
         .collect::<String>();
     out.games += 1;
+    let before = out.decisions.clone();
     while !pos.is_over() {
         let c = if pos.to_act() == side {
             let c = ask(player, &pos)?;
@@ -322,6 +434,10 @@ fn versus_perfect(
         player.observe(&pos, c);
         pos.play_unchecked(c);
         moves.push_str(&c.to_string());
+    }
+    let d = &out.decisions;
+    if d.decisions - before.decisions > d.optimal - before.optimal {
+        out.imperfect += 1;
     }
     match pos.result() {
         Some(GameResult::Win(w)) if w == side => out.wins += 1,

@@ -330,6 +330,12 @@ impl Solver {
         self.book.as_ref()
     }
 
+    /// The opening book, to merge others' entries into (see
+    /// [`Book::sync`]).
+    pub fn book_mut(&mut self) -> Option<&mut Book> {
+        self.book.as_mut()
+    }
+
     /// Adds `p`'s exact `score` to the book, if the solver has one.
     pub fn learn(&mut self, p: &Position, score: Score) {
         if let Some(book) = &mut self.book {

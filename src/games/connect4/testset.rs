@@ -244,6 +244,11 @@ pub struct GenerateOptions {
     pub time_limit: Duration,
     /// The solver's table, in bits of entries.
     pub table_bits: u32,
+    /// Positions the set holds already, by kind in [`Kind::ALL`]'s order
+    /// (fewer vectors, or empty ones: none): kept first, counted towards
+    /// `per_kind` and never added twice. A set grown in several runs, each
+    /// with a seed of its own, so that no run draws the same games again.
+    pub keep: Vec<Vec<Labelled>>,
 }
 
 /// What [`generate`] made, by kind in [`Kind::ALL`]'s order.
@@ -270,7 +275,8 @@ pub struct Generated {
 /// first, for at most half the time limit: two null-window searches of at
 /// most 500,000 nodes say whether a game ends within 27 plies, and only
 /// those positions are solved; then the hard kind, a full solve each.
-/// `progress` hears of each position kept.
+/// `progress` hears of each position kept, with the set so far (to save
+/// it now and then: a long run stopped keeps what it found).
 ///
 /// A position past `solver_nodes` is left out, so the begin-hard kind
 /// leans towards positions the solver proves within that budget: few of
@@ -278,7 +284,7 @@ pub struct Generated {
 /// the easy and medium kinds come first, a position whose quick end the
 /// cheap look cannot prove within its budget is passed over, so those
 /// kinds lean towards quick ends that are easy to prove.
-pub fn generate(opts: &GenerateOptions, mut progress: impl FnMut(Kind, usize)) -> Generated {
+pub fn generate(opts: &GenerateOptions, mut progress: impl FnMut(Kind, &Generated)) -> Generated {
     let started = Clock::start();
     let mut rng = SmallRng::seed_from_u64(opts.seed);
     let mut solver = Solver::new(opts.table_bits);
@@ -288,6 +294,13 @@ pub fn generate(opts: &GenerateOptions, mut progress: impl FnMut(Kind, usize)) -
         ..Generated::default()
     };
     let mut seen = std::collections::HashSet::new();
+    for (mine, kept) in out.positions.iter_mut().zip(&opts.keep) {
+        for l in kept {
+            if seen.insert(l.position.code()) {
+                mine.push(l.clone());
+            }
+        }
+    }
     let index = |k: Kind| Kind::ALL.iter().position(|&x| x == k).expect("a kind");
     loop {
         // The stages in turn, the quick ones first, so that a time limit
@@ -349,7 +362,7 @@ pub fn generate(opts: &GenerateOptions, mut progress: impl FnMut(Kind, usize)) -
                 position: pos,
                 score,
             });
-            progress(kind, out.positions[k].len());
+            progress(kind, &out);
         }
     }
     out.elapsed = started.elapsed();

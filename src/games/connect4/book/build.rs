@@ -74,7 +74,7 @@ pub enum Progress {
 pub fn build(
     solver: &mut Solver,
     opts: &BuildOptions,
-    save: &mut dyn FnMut(&Solver) -> anyhow::Result<()>,
+    save: &mut dyn FnMut(&mut Solver) -> anyhow::Result<()>,
     progress: &mut dyn FnMut(Progress),
 ) -> anyhow::Result<BuildReport> {
     assert!(solver.book().is_some(), "the solver has no book to fill");
@@ -125,7 +125,7 @@ pub fn build(
 struct Walk<'a> {
     solver: &'a mut Solver,
     opts: &'a BuildOptions,
-    save: &'a mut dyn FnMut(&Solver) -> anyhow::Result<()>,
+    save: &'a mut dyn FnMut(&mut Solver) -> anyhow::Result<()>,
     progress: &'a mut dyn FnMut(Progress),
     last_save: Instant,
     solved: u64,
