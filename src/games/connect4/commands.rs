@@ -300,7 +300,7 @@ fn make_testset(args: TestsetArgs) -> anyhow::Result<()> {
     let mut save_error = None;
     let save_every = Duration::from_secs_f64(args.save_minutes * 60.0);
     let generated = testset::generate(&opts, |kind, g| {
-        let n = g.positions[Kind::ALL.iter().position(|&k| k == kind).expect("a kind")].len();
+        let n = g.positions[kind.index()].len();
         if n == opts.per_kind || last_line.elapsed() > Duration::from_secs(30) {
             eprintln!("{kind}: {n}");
             last_line = Instant::now();

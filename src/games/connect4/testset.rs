@@ -109,6 +109,15 @@ impl Kind {
         Kind { stage, difficulty }
     }
 
+    /// Where the kind stands in [`Kind::ALL`] (and in [`Generated`]'s
+    /// vectors).
+    pub fn index(self) -> usize {
+        Kind::ALL
+            .iter()
+            .position(|&k| k == self)
+            .expect("every kind is in ALL")
+    }
+
     /// The kind of a position with `moves` stones and `score`.
     pub fn of(moves: usize, score: Score) -> Kind {
         Kind::new(Stage::of(moves), Difficulty::of(score.plies_left(moves)))
@@ -301,7 +310,6 @@ pub fn generate(opts: &GenerateOptions, mut progress: impl FnMut(Kind, &Generate
             }
         }
     }
-    let index = |k: Kind| Kind::ALL.iter().position(|&x| x == k).expect("a kind");
     loop {
         // The stages in turn, the quick ones first, so that a time limit
         // cuts the slow begin-hard kind only.
@@ -310,7 +318,7 @@ pub fn generate(opts: &GenerateOptions, mut progress: impl FnMut(Kind, &Generate
             .find(|&s| {
                 Kind::ALL
                     .iter()
-                    .any(|&k| k.stage == s && out.positions[index(k)].len() < opts.per_kind)
+                    .any(|&k| k.stage == s && out.positions[k.index()].len() < opts.per_kind)
             });
         let Some(stage) = open else {
             break;
@@ -333,7 +341,7 @@ pub fn generate(opts: &GenerateOptions, mut progress: impl FnMut(Kind, &Generate
             // Solve only what a kind still needs: a cheap look first says
             // whether the game ends within 27 plies (easy or medium).
             let open = |d: Difficulty| {
-                out.positions[index(Kind::new(Stage::Begin, d))].len() < opts.per_kind
+                out.positions[Kind::new(Stage::Begin, d).index()].len() < opts.per_kind
             };
             let soft = open(Difficulty::Easy) || open(Difficulty::Medium);
             // The easy and medium kinds first, for at most half the time:
@@ -354,7 +362,7 @@ pub fn generate(opts: &GenerateOptions, mut progress: impl FnMut(Kind, &Generate
             continue;
         };
         let kind = Kind::of(pos.moves(), score);
-        let k = index(kind);
+        let k = kind.index();
         if out.positions[k].len() < opts.per_kind {
             out.seconds[k] += t.elapsed().as_secs_f64();
             out.positions[k].push(Labelled {
