@@ -477,13 +477,12 @@ fn small_testset(dir: &std::path::Path) {
     }
 }
 
-#[test]
-fn grading_on_a_small_sample() {
-    let dir = tempfile::tempdir().unwrap();
-    small_testset(dir.path());
-    let game = Connect4;
-    let opts = Connect4GradeOptions {
-        testset: dir.path().to_path_buf(),
+/// A grade of everything on [`small_testset`]'s positions in `dir`: its
+/// three kinds, one own game, and one game a side against perfect play
+/// from a won position of 10 stones.
+fn small_grade(dir: &std::path::Path) -> Connect4GradeOptions {
+    Connect4GradeOptions {
+        testset: dir.to_path_buf(),
         per_kind: 3,
         own_games: 1,
         opening: 20,
@@ -493,9 +492,18 @@ fn grading_on_a_small_sample() {
         table_bits: 20,
         book: None,
         book_file: None,
+        bounds_file: None,
         progress: None,
         seed: 1,
-    };
+    }
+}
+
+#[test]
+fn grading_on_a_small_sample() {
+    let dir = tempfile::tempdir().unwrap();
+    small_testset(dir.path());
+    let game = Connect4;
+    let opts = small_grade(dir.path());
     let mut perfect =
         |seed| parse_game_player(&game, "perfect:tt=20", seed).map_err(|e| e.to_string());
     let r = grade(&game, &mut perfect, &opts).unwrap();
@@ -569,6 +577,7 @@ fn a_grade_keeps_what_its_solver_worked_out_in_the_book_file_beside_what_was_the
         table_bits: 18,
         book: None,
         book_file: Some(file.clone()),
+        bounds_file: None,
         progress: None,
         seed: 3,
     };
@@ -593,6 +602,63 @@ fn a_grade_keeps_what_its_solver_worked_out_in_the_book_file_beside_what_was_the
     };
     let e = grade(&game, &mut perfect, &bad).unwrap_err().to_string();
     assert!(e.contains(unwritable.to_str().unwrap()), "{e}");
+}
+
+#[test]
+fn a_second_grade_answers_from_the_bounds_file_what_the_first_proved() {
+    use yinsh_zero::games::connect4::bounds::Bounds;
+    let dir = tempfile::tempdir().unwrap();
+    small_testset(dir.path());
+    let file = dir.path().join("bounds.bin");
+    let game = Connect4;
+    let opts = Connect4GradeOptions {
+        bounds_file: Some(file.clone()),
+        seed: 5,
+        ..small_grade(dir.path())
+    };
+    // Random play: the same seed, the same columns, and wrong ones enough
+    // that both kinds of question (keeps the score? keeps the sign?) come up.
+    let mut random = |seed| parse_game_player(&game, "random", seed).map_err(|e| e.to_string());
+    let first = grade(&game, &mut random, &opts).unwrap();
+    let kept = Bounds::load(&file).unwrap();
+    assert!(!kept.is_empty());
+    // The second time, with no search budget, the file answers every
+    // question the grade asks (its last progress line counts them) and
+    // the report is the same.
+    static LINES: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+    let again = Connect4GradeOptions {
+        solver_nodes: 0,
+        progress: Some(|l| LINES.lock().unwrap().push(l.to_string())),
+        ..opts.clone()
+    };
+    let second = grade(&game, &mut random, &again).unwrap();
+    let json = |r| serde_json::to_value(r).unwrap();
+    assert_eq!(json(&second), json(&first));
+    let lines = LINES.lock().unwrap();
+    let last = lines.last().unwrap();
+    let counts: Vec<u64> = last
+        .split(' ')
+        .filter_map(|w| w.parse().ok())
+        .take(2)
+        .collect();
+    assert!(
+        last.contains("questions answered from the bounds")
+            && counts[0] == counts[1]
+            && counts[0] > 0,
+        "{last}"
+    );
+    drop(lines);
+    // A damaged file stops the grade by name, before any grading.
+    std::fs::write(
+        &file,
+        b"not bounds at all, but long enough to have a header",
+    )
+    .unwrap();
+    let e = grade(&game, &mut random, &opts).unwrap_err().to_string();
+    assert!(
+        e.contains(file.to_str().unwrap()) && e.contains("not a bounds file"),
+        "{e}"
+    );
 }
 
 #[test]

@@ -43,6 +43,11 @@ pub struct GradeRequest {
     /// Keep what the solver worked out for later grades (Connect Four: its
     /// opening book file).
     pub save_book: bool,
+    /// A file of proven bounds to answer from and grow (Connect Four:
+    /// [`crate::games::connect4::bounds`]), so that a later grade on the
+    /// same positions, or this one run again, asks its solver only what
+    /// is new.
+    pub bounds: Option<PathBuf>,
 }
 
 /// What a game with perfect play offers `grade`.

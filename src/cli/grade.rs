@@ -85,6 +85,13 @@ pub struct Args {
     /// next one starts from them (`connect4-book` may run beside it).
     #[arg(long)]
     pub save_book: bool,
+    /// Connect Four: a file of the bounds on exact scores that grades
+    /// proved, created if missing: questions it settles are answered from
+    /// it and this grade's proofs are added every 5 minutes and at the
+    /// end. Grading another network on the same test set, or the same
+    /// grade again after a kill, then costs the solver only what is new.
+    #[arg(long, value_name = "FILE")]
+    pub bounds: Option<PathBuf>,
     #[command(flatten)]
     pub backend: BackendArg,
 }
@@ -179,6 +186,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         json: args.json,
         mistakes: args.mistakes,
         save_book: args.save_book,
+        bounds: args.bounds,
     };
     let variant = args.variant.or(meta.map(|m| m.variant));
     with_game(&game, default_variant(&game)?, Grade { variant, request })?

@@ -53,13 +53,16 @@ use std::path::{Path, PathBuf};
 
 use super::bitboard::CELLS;
 use super::position::Position;
+use super::position_file::Layout;
 use super::solve::Score;
 use crate::util::write_atomic;
 
-const MAGIC: &[u8; 8] = b"YZC4BOOK";
-const VERSION: u32 = 1;
-const HEADER: usize = 8 + 4 + 8;
-const ENTRY: usize = 9;
+/// The file: a score byte per position.
+const FILE: Layout<1> = Layout {
+    magic: b"YZC4BOOK",
+    version: 1,
+    what: "an opening book",
+};
 
 /// Where `perfect` and the grader look for the book when none is named.
 pub const DEFAULT_BOOK: &str = "data/connect4/book.bin";
@@ -187,89 +190,25 @@ impl Book {
     }
 
     fn to_bytes(&self) -> Vec<u8> {
-        let mut entries: Vec<(u64, Score)> = self.entries.iter().map(|(&k, &v)| (k, v)).collect();
-        entries.sort_unstable_by_key(|e| e.0);
-        let mut out = Vec::with_capacity(HEADER + ENTRY * entries.len() + 4);
-        out.extend_from_slice(MAGIC);
-        out.extend_from_slice(&VERSION.to_le_bytes());
-        out.extend_from_slice(&(entries.len() as u64).to_le_bytes());
-        for (code, score) in entries {
-            out.extend_from_slice(&code.to_le_bytes());
-            out.push(score.get() as i8 as u8);
-        }
-        let crc = crc32fast::hash(&out);
-        out.extend_from_slice(&crc.to_le_bytes());
-        out
+        let entries = self
+            .entries
+            .iter()
+            .map(|(&code, &score)| (code, [score.get() as i8 as u8]))
+            .collect();
+        FILE.encode(entries)
     }
 
     /// A book from the bytes of its file, checked as [`Book::load`]
     /// checks it (the error without the file's name).
     pub fn from_bytes(bytes: &[u8]) -> Result<Book, String> {
-        if bytes.len() < HEADER + 4 {
-            return Err(format!(
-                "truncated: {} bytes, shorter than the {}-byte header and checksum",
-                bytes.len(),
-                HEADER + 4
-            ));
-        }
-        if &bytes[..8] != MAGIC {
-            return Err("not an opening book (its first bytes are not `YZC4BOOK`)".into());
-        }
-        let version = u32::from_le_bytes(bytes[8..12].try_into().expect("4 bytes"));
-        if version != VERSION {
-            return Err(format!(
-                "format version {version}; this build reads version {VERSION}"
-            ));
-        }
-        let n = u64::from_le_bytes(bytes[12..20].try_into().expect("8 bytes"));
-        let expected = n
-            .checked_mul(ENTRY as u64)
-            .and_then(|b| b.checked_add((HEADER + 4) as u64));
-        if expected != Some(bytes.len() as u64) {
-            return Err(format!(
-                "{} bytes, but its header counts {n} entries, which take {} bytes: the file is \
-                 truncated or damaged",
-                bytes.len(),
-                expected.map_or("too many".to_string(), |e| e.to_string())
-            ));
-        }
-        let (body, tail) = bytes.split_at(bytes.len() - 4);
-        let stored = u32::from_le_bytes(tail.try_into().expect("4 bytes"));
-        let crc = crc32fast::hash(body);
-        if crc != stored {
-            return Err(format!(
-                "checksum mismatch (stored {stored:08x}, computed {crc:08x}): the file is damaged"
-            ));
-        }
-        let mut book = Book::default();
-        let mut last = None;
-        for (i, e) in body[HEADER..].chunks_exact(ENTRY).enumerate() {
-            let code = u64::from_le_bytes(e[..8].try_into().expect("8 bytes"));
-            let entry = |why: String| format!("entry {i} (code {code:#x}): {why}");
-            if last.is_some_and(|l| l >= code) {
-                return Err(entry(
-                    "out of order (entries ascend by code, once each)".into(),
-                ));
-            }
-            last = Some(code);
-            let p = Position::from_code(code).map_err(entry)?;
-            if p.last_mover_won() || p.moves() == CELLS {
-                return Err(entry("the game is over there".into()));
-            }
-            if p.mirror_code() != code {
-                return Err(entry(
-                    "its mirror image's code is smaller (entries are stored by the smaller)".into(),
-                ));
-            }
-            let raw = e[8] as i8;
-            let score = Score::new(i32::from(raw))
+        let entries = FILE.decode(bytes, |p, [raw]| {
+            let raw = raw as i8;
+            Score::new(i32::from(raw))
                 .filter(|s| s.fits(p.moves()))
-                .ok_or_else(|| {
-                    entry(format!(
-                        "score {raw} is out of range for {} stones",
-                        p.moves()
-                    ))
-                })?;
+                .ok_or_else(|| format!("score {raw} is out of range for {} stones", p.moves()))
+        })?;
+        let mut book = Book::default();
+        for (p, score) in entries {
             book.insert(&p, score);
         }
         Ok(book)

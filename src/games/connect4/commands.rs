@@ -422,6 +422,7 @@ pub(crate) fn grade(game: &Connect4, req: &GradeRequest) -> anyhow::Result<()> {
         table_bits: DEFAULT_TABLE_BITS + 2,
         book: Book::load_or_empty(std::path::Path::new(book::DEFAULT_BOOK)).map(Some)?,
         book_file: req.save_book.then(|| PathBuf::from(book::DEFAULT_BOOK)),
+        bounds_file: req.bounds.clone(),
         progress: Some(|line| eprintln!("{line}")),
         seed: req.seed,
     };

@@ -28,6 +28,7 @@ use serde::Serialize;
 
 use super::bitboard::CELLS;
 use super::book::Book;
+use super::bounds::{Bounds, BoundsError};
 use super::solve::{Score, Solver};
 use super::testset::{self, Kind};
 use super::{Column, Connect4, Position};
@@ -66,6 +67,13 @@ pub struct Connect4GradeOptions {
     /// stopped grade keeps what it solved and the next one starts from it;
     /// `None` keeps them in memory only.
     pub book_file: Option<PathBuf>,
+    /// A file of the bounds on exact scores that grades proved
+    /// ([`super::bounds`]): read first (created if missing), every
+    /// question it settles answered from it, and what this grade proves
+    /// synced into it every [`SYNC_EVERY`] and at the end, so that the
+    /// next grade on the same positions, or this one run again after a
+    /// kill, asks the solver only what is new.
+    pub bounds_file: Option<PathBuf>,
     /// Called with a line per kind of test position, per game and per
     /// game against perfect play: a whole grade takes hours, and the
     /// command prints them on standard error.
@@ -73,7 +81,7 @@ pub struct Connect4GradeOptions {
     pub seed: u64,
 }
 
-/// How often a grade with a `book_file` syncs it.
+/// How often a grade with a `book_file` or a `bounds_file` syncs them.
 pub const SYNC_EVERY: Duration = Duration::from_secs(300);
 
 /// The decisions on one kind of test position.
@@ -133,14 +141,22 @@ pub enum Connect4GradeError {
     Start(String),
     #[error(transparent)]
     Book(#[from] super::book::BookError),
+    #[error(transparent)]
+    Bounds(#[from] BoundsError),
 }
 
 const MISTAKES_KEPT: usize = 10;
 
-/// The grader's solver, its node budget and the mistakes it keeps.
+/// The grader's solver, its node budget, what it has proved and the
+/// mistakes it keeps.
 struct Judge {
     solver: Solver,
     budget: u64,
+    bounds: Bounds,
+    bounds_file: Option<PathBuf>,
+    /// Questions put to the judge, and how many its bounds answered.
+    questions: u64,
+    answered: u64,
     mistakes: Vec<String>,
     book_file: Option<PathBuf>,
     last_sync: Instant,
@@ -160,7 +176,28 @@ impl Judge {
         if child.moves() == CELLS {
             return Some(Score::DRAW >= target);
         }
-        self.solver.try_at_most(&child, -target.get(), self.budget)
+        self.questions += 1;
+        if let Some(known) = self.bounds.at_most(&child, -target.get()) {
+            self.answered += 1;
+            return Some(known);
+        }
+        let answer = self
+            .solver
+            .try_at_most(&child, -target.get(), self.budget)?;
+        self.bounds.record_at_most(&child, -target.get(), answer);
+        Some(answer)
+    }
+
+    /// `pos`'s exact score, `None` past the budget.
+    fn solve(&mut self, pos: &Position) -> Option<Score> {
+        self.questions += 1;
+        if let Some(known) = self.bounds.exact(pos) {
+            self.answered += 1;
+            return Some(known);
+        }
+        let score = self.solver.try_solve(pos, self.budget)?;
+        self.bounds.record_exact(pos, score);
+        Some(score)
     }
 
     /// Grades column `c` chosen in `pos` (written `moves`) into `tally`;
@@ -175,7 +212,7 @@ impl Judge {
     ) {
         let score = match score {
             Some(s) => Some(s),
-            None => self.solver.try_solve(pos, self.budget),
+            None => self.solve(pos),
         };
         let Some(score) = score else {
             tally.unsolved += 1;
@@ -209,17 +246,17 @@ impl Judge {
         }
     }
 
-    /// Syncs the book file when [`SYNC_EVERY`] has passed since the last
-    /// sync, or now if `now`.
-    fn sync_book(&mut self, now: bool) -> Result<(), Connect4GradeError> {
-        let Some(path) = &self.book_file else {
-            return Ok(());
-        };
+    /// Syncs the book file and the bounds file when [`SYNC_EVERY`] has
+    /// passed since the last sync, or now if `now`.
+    fn sync(&mut self, now: bool) -> Result<(), Connect4GradeError> {
         if !now && self.last_sync.elapsed() < SYNC_EVERY {
             return Ok(());
         }
-        if let Some(book) = self.solver.book_mut() {
+        if let (Some(path), Some(book)) = (&self.book_file, self.solver.book_mut()) {
             book.sync(path)?;
+        }
+        if let Some(path) = &self.bounds_file {
+            self.bounds.sync(path)?;
         }
         self.last_sync = Instant::now();
         Ok(())
@@ -240,9 +277,16 @@ impl Judge {
     }
 
     /// Perfect play's column in `pos` (ties at random), `None` past the
-    /// budget.
+    /// budget: the score, then which columns keep it, as
+    /// [`Solver::try_best_columns`] finds them but through the bounds.
     fn perfect(&mut self, pos: &Position, ties: &mut SmallRng) -> Option<Column> {
-        let (_, best) = self.solver.try_best_columns(pos, self.budget)?;
+        let score = self.solve(pos)?;
+        let mut best = Vec::new();
+        for c in Column::ALL {
+            if pos.has_room(c) && self.at_least(pos, c, score)? {
+                best.push(c);
+            }
+        }
         Some(best[ties.random_range(0..best.len())])
     }
 }
@@ -292,15 +336,22 @@ pub fn grade(
             None => Solver::new(opts.table_bits),
         },
         budget: opts.solver_nodes,
+        bounds: match &opts.bounds_file {
+            Some(path) => Bounds::load_or_empty(path)?,
+            None => Bounds::default(),
+        },
+        bounds_file: opts.bounds_file.clone(),
+        questions: 0,
+        answered: 0,
         mistakes: Vec::new(),
         book_file: opts.book_file.clone(),
         last_sync: Instant::now(),
         progress: opts.progress,
         started: Instant::now(),
     };
-    // At once, so that an unwritable book file stops the grade before its
-    // hours, not after.
-    judge.sync_book(true)?;
+    // At once, so that an unwritable book or bounds file stops the grade
+    // before its hours, not after.
+    judge.sync(true)?;
     let mut report = Connect4GradeReport::default();
     let mut player =
         make_player(sub_seed(opts.seed, 0x7e57)).map_err(Connect4GradeError::Player)?;
@@ -315,7 +366,7 @@ pub fn grade(
                 player.new_game(&l.position);
                 let c = ask(player.as_mut(), &l.position)?;
                 judge.grade(&l.position, &l.moves, Some(l.score), c, &mut tally);
-                judge.sync_book(false)?;
+                judge.sync(false)?;
             }
             judge.say(format_args!(
                 "test set, {}: {}",
@@ -349,7 +400,7 @@ pub fn grade(
             pos.play_unchecked(c);
             moves.push_str(&c.to_string());
         }
-        judge.sync_book(false)?;
+        judge.sync(false)?;
         judge.say(format_args!(
             "own game {} of {}: `{moves}`; so far {}",
             g + 1,
@@ -375,7 +426,7 @@ pub fn grade(
                 &mut ties,
                 out,
             )?;
-            judge.sync_book(false)?;
+            judge.sync(false)?;
             judge.say(format_args!(
                 "as {} against perfect, game {} of {}: `{}`; so far {} won, {} drawn, {} lost, \
                  {} unresolved, {} short of optimal",
@@ -395,7 +446,16 @@ pub fn grade(
             ));
         }
     }
-    judge.sync_book(true)?;
+    judge.sync(true)?;
+    if let Some(path) = &judge.bounds_file {
+        judge.say(format_args!(
+            "{} of {} questions answered from the bounds; {} holds {} positions' bounds",
+            judge.answered,
+            judge.questions,
+            path.display(),
+            judge.bounds.len()
+        ));
+    }
     report.mistakes = judge.mistakes;
     Ok(report)
 }

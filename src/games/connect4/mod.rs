@@ -30,11 +30,13 @@
 
 pub mod bitboard;
 pub mod book;
+pub mod bounds;
 pub mod commands;
 mod game;
 pub mod grade;
 mod players;
 pub mod position;
+mod position_file;
 pub mod solve;
 pub mod testset;
 pub mod web;
