@@ -18,16 +18,9 @@
 //!
 //! # The file
 //!
-//! Little-endian throughout, checked whole on load like the opening book
-//! ([`super::book`]):
-//!
-//! | bytes | what |
-//! |---|---|
-//! | 8 | `YZC4BNDS` |
-//! | 4 | format version, 1 |
-//! | 8 | entries `n` |
-//! | 10 `n` | per entry: the position's [`Position::code`] (8 bytes), the smaller of its own and its mirror image's, ascending; the lowest and the highest score it can have (1 byte each, signed) |
-//! | 4 | CRC-32 of everything before |
+//! The shape the opening book's file has (`position_file.rs`), kind
+//! `YZC4BNDS`, version 1, with two bytes an entry after the position's
+//! code: the lowest and the highest score it can have (signed).
 //!
 //! Every entry must decode to a reachable, unfinished position; its bounds
 //! must lie in the range its stones allow, the lower at most the higher,
@@ -58,7 +51,6 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use super::bitboard::CELLS;
 use super::position::Position;
 use super::position_file::Layout;
 use super::solve::Score;
@@ -101,13 +93,6 @@ pub struct Contradiction {
     pub theirs: (i8, i8),
 }
 
-/// The range of scores a position with `moves` stones can have
-/// ([`Score::fits`]).
-fn range(moves: usize) -> (i8, i8) {
-    let n = CELLS as i32 - moves as i32;
-    (-(n / 2) as i8, ((n + 1) / 2) as i8)
-}
-
 impl Bounds {
     /// Positions with a bound.
     pub fn len(&self) -> usize {
@@ -123,7 +108,7 @@ impl Bounds {
         self.entries
             .get(&p.mirror_code())
             .copied()
-            .unwrap_or_else(|| range(p.moves()))
+            .unwrap_or_else(|| Score::range(p.moves()))
     }
 
     /// Whether `p`'s score is at most `bound`, if the bounds settle it
@@ -171,7 +156,7 @@ impl Bounds {
             new.0 <= new.1,
             "contradictory proofs for {p}: {old_lo}..={old_hi} and {lo}..={hi}"
         );
-        if new != range(p.moves()) {
+        if new != Score::range(p.moves()) {
             self.entries.insert(p.mirror_code(), new);
         }
     }
@@ -248,7 +233,7 @@ impl Bounds {
     pub fn from_bytes(bytes: &[u8]) -> Result<Bounds, String> {
         let entries = FILE.decode(bytes, |p, [lo, hi]| {
             let (lo, hi) = (lo as i8, hi as i8);
-            let (min, max) = range(p.moves());
+            let (min, max) = Score::range(p.moves());
             if !(min <= lo && lo <= hi && hi <= max) {
                 return Err(format!(
                     "bounds {lo}..={hi} do not lie within {min}..={max}, the scores {} stones \
@@ -273,19 +258,14 @@ impl Bounds {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::games::connect4::bitboard::CELLS;
 
     #[test]
-    fn the_range_is_the_one_scores_fit() {
+    fn the_range_runs_from_a_loss_to_the_next_stone_to_a_win_with_ones_own() {
         for moves in 0..CELLS {
-            let (lo, hi) = range(moves);
-            for s in -21..=21 {
-                let fits = Score::new(s).unwrap().fits(moves);
-                assert_eq!(
-                    fits,
-                    (i32::from(lo)..=i32::from(hi)).contains(&s),
-                    "{moves} {s}"
-                );
-            }
+            let (lo, hi) = Score::range(moves);
+            assert_eq!(i32::from(hi), Score::win_now(moves).get(), "{moves}");
+            assert_eq!(i32::from(lo), -Score::win_now(moves + 1).get(), "{moves}");
         }
     }
 

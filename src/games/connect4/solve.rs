@@ -141,9 +141,15 @@ impl Score {
     /// than a win with the next stone, no sooner than a loss to the
     /// opponent's next.
     pub const fn fits(self, moves: usize) -> bool {
-        let s = self.0 as i32;
+        let (lo, hi) = Score::range(moves);
+        lo <= self.0 && self.0 <= hi
+    }
+
+    /// The lowest and highest score a position with `moves` stones can
+    /// have: a loss to the opponent's next stone, a win with its own.
+    pub const fn range(moves: usize) -> (i8, i8) {
         let n = moves as i32;
-        -(N - n) / 2 <= s && s <= (N + 1 - n) / 2
+        ((-(N - n) / 2) as i8, ((N + 1 - n) / 2) as i8)
     }
 
     /// The score of a win with the next stone, `moves` stones being on the
