@@ -432,3 +432,17 @@ fn net_mcts_lcb_is_checked() {
         assert!(e.contains("lcb") && e.contains("from 0 to 10"), "{e}");
     }
 }
+
+#[test]
+fn net_mcts_discount_is_checked() {
+    use yinsh_zero::arena::parse_game_player;
+    use yinsh_zero::games::yinsh::Yinsh;
+    for bad in ["0", "-0.5", "1.01", "NaN", "x"] {
+        let spec = format!("net-mcts:checkpoint=checkpoints/best,discount={bad}");
+        let e = parse_game_player(&Yinsh::standard(), &spec, 0)
+            .err()
+            .expect("refused")
+            .to_string();
+        assert!(e.contains("discount") && e.contains("at most 1"), "{e}");
+    }
+}

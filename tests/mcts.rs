@@ -856,3 +856,43 @@ fn lcb_keeps_the_win_and_plays_only_well_visited_actions() {
     // another action than the most visited.
     assert!(differs > 0, "LCB always played the most visited action");
 }
+
+#[test]
+fn a_discount_shrinks_a_backed_up_value_once_per_decision() {
+    use yinsh_zero::games::connect4::Position as Board;
+    use yinsh_zero::mcts::tree::Tree;
+    let pos = Board::from_moves("44").unwrap();
+    for discount in [1.0f32, 0.9] {
+        let mut tree = Tree::with_root(pos, 0.0, discount);
+        // Root, one child, one grandchild: two decisions, players alternating.
+        let mut path = vec![0];
+        for _ in 0..2 {
+            let id = *path.last().unwrap();
+            let p = tree.node(id).pos;
+            let actions = p.legal_actions();
+            let priors = vec![1.0 / actions.len() as f32; actions.len()];
+            tree.expand(id, &actions, &priors, [0.0, 1.0, 0.0]);
+            let e = tree.edge_range(id).start;
+            path.push(tree.child(id, e));
+        }
+        let leaf = *path.last().unwrap();
+        let leaf_view = tree.node(leaf).view;
+        // A win for the grandchild's player to act.
+        tree.backup(&path, [1.0, 0.0, 0.0], leaf_view);
+        let g = discount;
+        let want = [
+            [g * g, 1.0 - g * g, 0.0], // the root: the same player, two decisions up
+            [0.0, 1.0 - g, g],         // the child: the other player, one up
+            [1.0, 0.0, 0.0],           // the leaf itself
+        ];
+        for (&id, want) in path.iter().zip(want) {
+            let got = tree.node(id).wdl().unwrap();
+            for (x, y) in got.iter().zip(want) {
+                assert!(
+                    (x - y).abs() < 1e-6,
+                    "discount {discount}: {got:?}, want {want:?}"
+                );
+            }
+        }
+    }
+}

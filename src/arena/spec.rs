@@ -86,6 +86,12 @@ pub const KNOWN_PLAYERS: &[PlayerInfo] = &[
                 "z of the lower confidence bound the move is chosen by, 0 to 10 (default 2; \
                  0 plays the most visited)",
             ),
+            (
+                "discount",
+                "share of a value kept per decision backed up, above 0 to 1 (default 1: \
+                 none lost); the network's `value_discount` makes the faster win and the \
+                 slower loss weigh more",
+            ),
             ("backend", "flex (CPU, default), cuda or wgpu"),
             ("symmetries", SYMMETRIES_ABOUT),
             (
@@ -412,6 +418,16 @@ pub fn parse_game_player<G: GamePlayers>(
                     why: "expected a number from -1 to 1".into(),
                 };
                 config.draw_score = v.parse::<f32>().map_err(|_| bad())?;
+                config.validate().map_err(|_| bad())?;
+            }
+            if let Some(v) = spec.get("discount") {
+                let bad = || PlayerSpecError::BadValue {
+                    player: spec.name.clone(),
+                    key: "discount".into(),
+                    value: v.into(),
+                    why: "expected a number above 0 and at most 1".into(),
+                };
+                config.discount = v.parse::<f32>().map_err(|_| bad())?;
                 config.validate().map_err(|_| bad())?;
             }
             if let Some(v) = spec.get("lcb") {

@@ -176,7 +176,7 @@ impl<S: State> Search<S> {
             return Err(SearchError::GameOver);
         }
         let mut s = Search {
-            tree: Tree::with_root(pos, cfg.draw_score),
+            tree: Tree::with_root(pos, cfg.draw_score, cfg.discount),
             rng: SmallRng::seed_from_u64(seed),
             pending: VecDeque::new(),
             mv: MoveState {
@@ -665,7 +665,7 @@ impl<S: State> Search<S> {
             .and_then(|e| e.child);
         self.tree = match child {
             Some(c) if self.cfg.tree_reuse => self.tree.subtree(c),
-            _ => Tree::with_root(pos, self.cfg.draw_score),
+            _ => Tree::with_root(pos, self.cfg.draw_score, self.cfg.discount),
         };
         self.begin_move();
         Ok(())

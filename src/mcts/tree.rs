@@ -103,6 +103,9 @@ pub struct Tree<S: State> {
     /// to the other (default 0: a draw is a draw). See
     /// [`SearchConfig::draw_score`](super::SearchConfig::draw_score).
     pub draw_score: f32,
+    /// The share of a value kept per decision it is backed up through (1:
+    /// none lost). See [`SearchConfig::discount`](super::SearchConfig::discount).
+    pub discount: f32,
 }
 
 impl<S: State> Default for Tree<S> {
@@ -111,16 +114,18 @@ impl<S: State> Default for Tree<S> {
             nodes: Vec::new(),
             edges: Vec::new(),
             draw_score: 0.0,
+            discount: 1.0,
         }
     }
 }
 
 impl<S: State> Tree<S> {
     /// A tree holding only `pos` at index 0, scoring draws at `draw_score`
-    /// for `pos`'s player to act.
-    pub fn with_root(pos: S, draw_score: f32) -> Tree<S> {
+    /// for `pos`'s player to act and backing values up with `discount`.
+    pub fn with_root(pos: S, draw_score: f32, discount: f32) -> Tree<S> {
         let mut t = Tree {
             draw_score,
+            discount,
             ..Tree::default()
         };
         // A finished root has no parent whose view it could take; its own
@@ -305,12 +310,22 @@ impl<S: State> Tree<S> {
         n.wdl().map(|w| if n.view == view { w } else { flip(w) })
     }
 
-    /// Adds one visit of value `wdl` (from `leaf_view`) to every node on `path`.
+    /// Adds one visit of value `wdl` (from `leaf_view`) to every node on
+    /// `path`, discounted by [`Tree::discount`] per decision between the
+    /// node and the leaf (as [`State::ply`] counts them).
     pub fn backup(&mut self, path: &[NodeId], wdl: [f32; 3], leaf_view: Color) {
         let flipped = flip(wdl);
+        let leaf_ply = path.last().map_or(0, |&l| self.node(l).pos.ply());
         for &id in path {
+            let discount = self.discount;
             let n = &mut self.nodes[id as usize];
-            let w = if n.view == leaf_view { wdl } else { flipped };
+            let mut w = if n.view == leaf_view { wdl } else { flipped };
+            if discount != 1.0 {
+                // As the value targets were discounted in training: the
+                // win and loss shares shrink, the rest counts as a draw.
+                let f = discount.powi(leaf_ply.saturating_sub(n.pos.ply()) as i32);
+                w = [w[0] * f, 1.0 - (w[0] + w[2]) * f, w[2] * f];
+            }
             n.visits += 1;
             for (s, x) in n.wdl_sum.iter_mut().zip(w) {
                 *s += x;
@@ -327,6 +342,7 @@ impl<S: State> Tree<S> {
     pub fn subtree(&self, id: NodeId) -> Tree<S> {
         let mut out = Tree {
             draw_score: self.draw_score,
+            discount: self.discount,
             ..Tree::default()
         };
         let mut map = vec![NodeId::MAX; self.nodes.len()];
