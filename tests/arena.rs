@@ -420,29 +420,25 @@ fn ctrl_c_stops_evaluate_with_the_games_played_recorded() {
 }
 
 #[test]
-fn net_mcts_lcb_is_checked() {
+fn net_mcts_lcb_and_discount_are_checked() {
     use yinsh_zero::arena::parse_game_player;
     use yinsh_zero::games::yinsh::Yinsh;
-    for bad in ["-1", "11", "NaN", "x"] {
-        let spec = format!("net-mcts:checkpoint=checkpoints/best,lcb={bad}");
-        let e = parse_game_player(&Yinsh::standard(), &spec, 0)
-            .err()
-            .expect("refused")
-            .to_string();
-        assert!(e.contains("lcb") && e.contains("from 0 to 10"), "{e}");
-    }
-}
-
-#[test]
-fn net_mcts_discount_is_checked() {
-    use yinsh_zero::arena::parse_game_player;
-    use yinsh_zero::games::yinsh::Yinsh;
-    for bad in ["0", "-0.5", "1.01", "NaN", "x"] {
-        let spec = format!("net-mcts:checkpoint=checkpoints/best,discount={bad}");
-        let e = parse_game_player(&Yinsh::standard(), &spec, 0)
-            .err()
-            .expect("refused")
-            .to_string();
-        assert!(e.contains("discount") && e.contains("at most 1"), "{e}");
+    let cases = [
+        ("lcb", &["-1", "11", "NaN", "x"][..], "from 0 to 10"),
+        (
+            "discount",
+            &["0", "-0.5", "1.01", "NaN", "x"][..],
+            "at most 1",
+        ),
+    ];
+    for (key, bads, why) in cases {
+        for bad in bads {
+            let spec = format!("net-mcts:checkpoint=checkpoints/best,{key}={bad}");
+            let e = parse_game_player(&Yinsh::standard(), &spec, 0)
+                .err()
+                .expect("refused")
+                .to_string();
+            assert!(e.contains(key) && e.contains(why), "{e}");
+        }
     }
 }

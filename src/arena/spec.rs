@@ -410,25 +410,19 @@ pub fn parse_game_player<G: GamePlayers>(
                 config.gumbel = parse_bool(&spec, "gumbel", v)?;
             }
             if let Some(v) = spec.get("draw") {
-                // The range is the search config's own check.
-                let bad = || PlayerSpecError::BadValue {
-                    player: spec.name.clone(),
-                    key: "draw".into(),
-                    value: v.into(),
-                    why: "expected a number from -1 to 1".into(),
-                };
-                config.draw_score = v.parse::<f32>().map_err(|_| bad())?;
-                config.validate().map_err(|_| bad())?;
+                set_search_f32(&spec, &mut config, "draw", v, "from -1 to 1", |c, x| {
+                    c.draw_score = x
+                })?;
             }
             if let Some(v) = spec.get("discount") {
-                let bad = || PlayerSpecError::BadValue {
-                    player: spec.name.clone(),
-                    key: "discount".into(),
-                    value: v.into(),
-                    why: "expected a number above 0 and at most 1".into(),
-                };
-                config.discount = v.parse::<f32>().map_err(|_| bad())?;
-                config.validate().map_err(|_| bad())?;
+                set_search_f32(
+                    &spec,
+                    &mut config,
+                    "discount",
+                    v,
+                    "above 0 and at most 1",
+                    |c, x| c.discount = x,
+                )?;
             }
             if let Some(v) = spec.get("lcb") {
                 config.lcb_z = v
@@ -586,6 +580,26 @@ fn load_checkpoint<G: Game>(
             why: e.to_string(),
         }
     })
+}
+
+/// Sets a search option from `value`, its range being the search config's
+/// own check (`validate`); either failure names the key and `range`.
+fn set_search_f32(
+    spec: &PlayerSpec,
+    config: &mut SearchConfig,
+    key: &str,
+    value: &str,
+    range: &str,
+    set: impl FnOnce(&mut SearchConfig, f32),
+) -> Result<(), PlayerSpecError> {
+    let bad = || PlayerSpecError::BadValue {
+        player: spec.name.clone(),
+        key: key.into(),
+        value: value.into(),
+        why: format!("expected a number {range}"),
+    };
+    set(config, value.parse::<f32>().map_err(|_| bad())?);
+    config.validate().map_err(|_| bad())
 }
 
 fn parse_f32(spec: &PlayerSpec, key: &str, value: &str) -> Result<f32, PlayerSpecError> {

@@ -315,9 +315,13 @@ impl<S: State> Tree<S> {
     /// node and the leaf (as [`State::ply`] counts them).
     pub fn backup(&mut self, path: &[NodeId], wdl: [f32; 3], leaf_view: Color) {
         let flipped = flip(wdl);
-        let leaf_ply = path.last().map_or(0, |&l| self.node(l).pos.ply());
+        let discount = self.discount;
+        // Only a discounting search needs the plies; the default pays nothing.
+        let leaf_ply = match path.last() {
+            Some(&l) if discount != 1.0 => self.node(l).pos.ply(),
+            _ => 0,
+        };
         for &id in path {
-            let discount = self.discount;
             let n = &mut self.nodes[id as usize];
             let mut w = if n.view == leaf_view { wdl } else { flipped };
             if discount != 1.0 {
