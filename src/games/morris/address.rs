@@ -123,12 +123,69 @@ pub fn layers(variant: Variant) -> Vec<Layer> {
 
 /// The canonical key of the state `(m, o)`: the least
 /// `(s(m) << 32) | s(o)` over the symmetries `s`.
+///
+/// The solver computes this for every successor and predecessor it
+/// generates, so the boards of rings alone (Nine, Six) take it by
+/// arithmetic on the key itself rather than by table: a ring is one byte
+/// of each half, so a quarter turn rotates every byte by two bits, a
+/// reflection reverses each byte's bits and rotates by one, and the ring
+/// swap exchanges the outer and inner bytes (module docs of
+/// [`super::geometry`]). That is about three times as fast as 16 x 8 table
+/// reads, whose 64 KB overflow the first-level cache.
 #[inline]
 pub fn canonical(geo: &Geometry, m: u32, o: u32) -> u64 {
+    if !geo.centre && (geo.rings == 2 || geo.rings == 3) {
+        return canonical_rings(geo.rings, m, o);
+    }
+    canonical_by_table(geo, m, o)
+}
+
+#[inline]
+fn canonical_by_table(geo: &Geometry, m: u32, o: u32) -> u64 {
     let mut best = u64::MAX;
     for s in &geo.symmetries {
         let k = u64::from(s.map(m)) << 32 | u64::from(s.map(o));
         best = best.min(k);
+    }
+    best
+}
+
+/// [`canonical`] for a board of `rings` (2 or 3) rings of eight points
+/// and no centre: the eight square symmetries of the key and of its
+/// ring-swapped form.
+#[inline]
+fn canonical_rings(rings: usize, m: u32, o: u32) -> u64 {
+    // One byte per ring in each half of the key.
+    const BYTES3: u64 = 0x0000_0000_00FF_FFFF;
+    const BYTES2: u64 = 0x0000_0000_0000_FFFF;
+    let used = if rings == 3 { BYTES3 } else { BYTES2 };
+    let used = used << 32 | used;
+    let each = |b: u64| used / 0xFF * b;
+    let (hi2, lo2) = (each(0xFC), each(0x03));
+    let (hi1, lo1) = (each(0xFE), each(0x01));
+    let (n1, n2, n4) = (each(0x55), each(0x33), each(0x0F));
+    let ring0 = each(0xFF) & (0xFF << 32 | 0xFF);
+    let turn = |x: u64| ((x << 2) & hi2) | ((x >> 6) & lo2);
+    let reflect = |x: u64| {
+        let x = ((x >> 1) & n1) | ((x & n1) << 1);
+        let x = ((x >> 2) & n2) | ((x & n2) << 2);
+        let x = ((x >> 4) & n4) | ((x & n4) << 4);
+        ((x << 1) & hi1) | ((x >> 7) & lo1)
+    };
+    let key = u64::from(m) << 32 | u64::from(o);
+    let swapped = if rings == 3 {
+        (key & (ring0 << 8)) | ((key & ring0) << 16) | ((key >> 16) & ring0)
+    } else {
+        ((key & ring0) << 8) | ((key >> 8) & ring0)
+    };
+    let mut best = u64::MAX;
+    for base in [key, swapped] {
+        for mut x in [base, reflect(base)] {
+            for _ in 0..4 {
+                best = best.min(x);
+                x = turn(x);
+            }
+        }
     }
     best
 }
@@ -783,4 +840,38 @@ pub fn parse_position(variant: Variant, text: &str) -> Result<Position, String> 
         reps: 1,
     };
     Position::from_parts(variant, parts).map_err(|e| format!("position `{text}`: {e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng, rngs::SmallRng};
+
+    /// The arithmetic symmetries give the table's key for random states of
+    /// every board they serve, sparse and dense.
+    #[test]
+    fn canonical_by_arithmetic_is_canonical_by_table() {
+        let mut rng = SmallRng::seed_from_u64(7);
+        for v in [Variant::Nine, Variant::Six] {
+            let geo = v.geometry();
+            for _ in 0..200_000 {
+                let (mut m, mut o) = (0u32, 0u32);
+                let fill = rng.random_range(0.0..0.9);
+                for p in 0..geo.points {
+                    if rng.random_bool(fill) {
+                        if rng.random_bool(0.5) {
+                            m |= 1 << p;
+                        } else {
+                            o |= 1 << p;
+                        }
+                    }
+                }
+                assert_eq!(
+                    canonical(geo, m, o),
+                    canonical_by_table(geo, m, o),
+                    "{v} {m:06x} {o:06x}"
+                );
+            }
+        }
+    }
 }

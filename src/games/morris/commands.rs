@@ -70,6 +70,27 @@ pub enum BenchCommand {
     /// search over the moving phase alone; states expanded and look-ups per
     /// second.
     MorrisPlacing(PlacingBenchArgs),
+    /// The moving-phase solver (retrograde analysis, the hot path of
+    /// `solve`): a variant's layers up to --max-stones solved into a
+    /// temporary folder; states solved per second.
+    MorrisSolve(SolveBenchArgs),
+}
+
+#[derive(clap::Args)]
+pub struct SolveBenchArgs {
+    /// three, six or nine.
+    #[arg(long, default_value = "nine")]
+    variant: String,
+    /// Solve the moving-phase layers with at most this many stones a side
+    /// (Nine: 5 is about 90 million states).
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u8).range(3..=9))]
+    max_stones: u8,
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(clap::Args)]
@@ -86,8 +107,49 @@ impl BenchCommand {
     pub fn run(self) -> anyhow::Result<()> {
         match self {
             BenchCommand::MorrisPlacing(a) => bench_placing(a),
+            BenchCommand::MorrisSolve(a) => bench_solve(a),
         }
     }
+}
+
+fn bench_solve(args: SolveBenchArgs) -> anyhow::Result<()> {
+    let v = variant(&args.variant)?;
+    threads(args.threads)?;
+    let tmp = tempfile::tempdir().context("a temporary folder")?;
+    let mut opts = SolveOptions::new(v, tmp.path(), Some(args.max_stones));
+    // No checkpoint inside a pair: the figure is the solver's alone.
+    opts.checkpoint_secs = u64::MAX;
+    let (mut states, mut layers) = (0u64, 0usize);
+    let t = Instant::now();
+    solve(&opts, |r| {
+        states += r.states;
+        layers += 1;
+    })?;
+    let secs = t.elapsed().as_secs_f64();
+    let rate = states as f64 / secs.max(1e-9);
+    if args.json {
+        println!(
+            "{}",
+            json!({
+                "variant": v.name(),
+                "max_stones": args.max_stones,
+                "threads": rayon::current_num_threads(),
+                "layers": layers,
+                "states": states,
+                "seconds": secs,
+                "states_per_s": rate,
+            })
+        );
+    } else {
+        println!(
+            "{}: {layers} moving-phase layers up to {} stones a side, {states} states in \
+             {secs:.2}s on {} threads: {rate:.0} states/s",
+            v.name(),
+            args.max_stones,
+            rayon::current_num_threads()
+        );
+    }
+    Ok(())
 }
 
 /// `v` solved into `dir`, and a database of its moving-phase layers alone

@@ -523,6 +523,25 @@ pub fn solve_pair(
             top.fetch_max(u64::from(v & NUM), Ordering::Relaxed);
         }
     });
+    // The least level still to take in each chunk of words (u16::MAX:
+    // none), so that a level scans only the chunks that have states at
+    // it: past the first few dozen levels almost none do, and a scan of
+    // the whole array per level would cost more than the level's work.
+    const SPAN: usize = 1 << 16;
+    let pending: Vec<AtomicU16> = (0..total.div_ceil(SPAN))
+        .into_par_iter()
+        .map(|c| {
+            let stop = ((c + 1) * SPAN).min(total);
+            let least = words[c * SPAN..stop]
+                .iter()
+                .map(|w| w.load(Ordering::Relaxed))
+                .filter(|v| (v & TAG == WIN || v & TAG == LOSS) && u64::from(v & NUM) >= at)
+                .map(|v| v & NUM)
+                .min()
+                .unwrap_or(u16::MAX);
+            AtomicU16::new(least)
+        })
+        .collect();
     let started = Instant::now();
     let mut level = at;
     let settled = AtomicU64::new(0);
@@ -533,13 +552,27 @@ pub fn solve_pair(
             next <= NUM,
             "level {next}: more turns than the solver counts"
         );
-        (0..total.div_ceil(1 << 16)).into_par_iter().for_each(|c| {
-            let stop = ((c + 1) << 16).min(total);
+        (0..pending.len()).into_par_iter().for_each(|c| {
+            if pending[c].load(Ordering::Acquire) > l {
+                return;
+            }
+            // Emptied first, so that a state another chunk's work settles
+            // here meanwhile (always at a later level) is not lost when
+            // this scan's own least later level is put back.
+            pending[c].swap(u16::MAX, Ordering::AcqRel);
+            let stop = ((c + 1) * SPAN).min(total);
             let mut here = 0u64;
-            for g in c << 16..stop {
-                let v = words[g].load(Ordering::Relaxed);
+            let mut later = u16::MAX;
+            for g in c * SPAN..stop {
+                let v = words[g].load(Ordering::Acquire);
                 let tag = v & TAG;
-                if (tag != WIN && tag != LOSS) || v & NUM != l {
+                if tag != WIN && tag != LOSS {
+                    continue;
+                }
+                if v & NUM != l {
+                    if v & NUM > l {
+                        later = later.min(v & NUM);
+                    }
                     continue;
                 }
                 here += 1;
@@ -576,6 +609,8 @@ pub fn solve_pair(
                             Ok(_) => {
                                 if new & TAG != OPEN {
                                     top.fetch_max(u64::from(new & NUM), Ordering::Relaxed);
+                                    pending[gp as usize / SPAN]
+                                        .fetch_min(new & NUM, Ordering::AcqRel);
                                 }
                                 break;
                             }
@@ -584,6 +619,7 @@ pub fn solve_pair(
                     }
                 }
             }
+            pending[c].fetch_min(later, Ordering::AcqRel);
             settled.fetch_add(here, Ordering::Relaxed);
         });
         level += 1;
