@@ -4,11 +4,13 @@
 
 use std::collections::BTreeSet;
 
+mod common;
+
 use yinsh_zero::games::morris::Variant;
-use yinsh_zero::games::morris::address::{Layer, LayerIndex, canonical, layers};
+use yinsh_zero::games::morris::address::{Layer, LayerIndex, canonical, layer_size, layers};
 use yinsh_zero::games::morris::db::DbError;
 use yinsh_zero::games::morris::pair::{PairOptions, solve_pair};
-use yinsh_zero::games::morris::solve::{SolveOptions, load, solve};
+use yinsh_zero::games::morris::solve::{SolveOptions, layers_to_solve, load, solve};
 
 /// Every canonical key of a layer, by listing every pair of masks.
 fn brute_keys(variant: Variant, layer: Layer) -> Vec<u64> {
@@ -225,4 +227,46 @@ fn solve_leaves_no_checkpoint_behind() {
         .filter(|n| !n.ends_with(".mdb"))
         .collect();
     assert!(left.is_empty(), "{left:?}");
+}
+
+/// The solver's benchmarks run through the command line: the solve counts
+/// every state of the layers it was asked for, and the index look-ups
+/// (checked against the index they came from, or the command fails) are
+/// as many as asked.
+#[test]
+fn the_solver_benches_solve_what_they_say_and_print_their_rates() {
+    use common::cli::{succeeded, yz};
+    let out = succeeded(&yz([
+        "bench",
+        "morris-solve",
+        "--max-stones",
+        "4",
+        "--json",
+    ]));
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let todo = layers_to_solve(Variant::Nine, Some(4));
+    let states: u64 = todo.iter().map(|&l| layer_size(Variant::Nine, l).0).sum();
+    assert_eq!(v["layers"].as_u64().unwrap() as usize, todo.len(), "{v}");
+    assert_eq!(v["states"].as_u64().unwrap(), states, "{v}");
+    assert!(v["states_per_s"].as_f64().unwrap() > 0.0, "{v}");
+
+    let out = succeeded(&yz([
+        "bench",
+        "morris-index",
+        "--mover",
+        "5",
+        "--opponent",
+        "4",
+        "--lookups",
+        "20000",
+        "--json",
+    ]));
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["layer"], Layer::moving(5, 4).to_string(), "{v}");
+    assert_eq!(
+        v["states"].as_u64().unwrap(),
+        layer_size(Variant::Nine, Layer::moving(5, 4)).0,
+        "{v}"
+    );
+    assert_eq!(v["lookups"], 20000, "{v}");
 }

@@ -74,6 +74,27 @@ pub enum BenchCommand {
     /// `solve`): a variant's layers up to --max-stones solved into a
     /// temporary folder; states solved per second.
     MorrisSolve(SolveBenchArgs),
+    /// The state addressing the solver leans on: a moving-phase layer's
+    /// index built, then states of it in random symmetric forms turned
+    /// into their indices (canonical form, mover, rank), as every un-move
+    /// and capture of the solver does; look-ups per second.
+    MorrisIndex(IndexBenchArgs),
+}
+
+#[derive(clap::Args)]
+pub struct IndexBenchArgs {
+    /// Nine Men's Morris layer: the mover's stones.
+    #[arg(long, default_value_t = 7, value_parser = clap::value_parser!(u8).range(3..=9))]
+    mover: u8,
+    /// ... and the opponent's.
+    #[arg(long, default_value_t = 7, value_parser = clap::value_parser!(u8).range(3..=9))]
+    opponent: u8,
+    /// Look-ups timed.
+    #[arg(long, default_value_t = 10_000_000)]
+    lookups: u64,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(clap::Args)]
@@ -108,8 +129,61 @@ impl BenchCommand {
         match self {
             BenchCommand::MorrisPlacing(a) => bench_placing(a),
             BenchCommand::MorrisSolve(a) => bench_solve(a),
+            BenchCommand::MorrisIndex(a) => bench_index(a),
         }
     }
+}
+
+fn bench_index(args: IndexBenchArgs) -> anyhow::Result<()> {
+    use rand::{Rng, SeedableRng, rngs::SmallRng};
+    let v = Variant::Nine;
+    let geo = v.geometry();
+    let layer = Layer::moving(args.mover, args.opponent);
+    let t = Instant::now();
+    let ix = LayerIndex::build(v, layer);
+    let build_secs = t.elapsed().as_secs_f64();
+    // The questions first, so that only the look-ups are timed.
+    let mut rng = SmallRng::seed_from_u64(1);
+    let n = args.lookups.clamp(1, 100_000_000) as usize;
+    let questions: Vec<(u32, u32, u32)> = (0..n)
+        .map(|_| {
+            let i = rng.random_range(0..ix.len() as u32);
+            let (m, o) = ix.masks(i);
+            let s = &geo.symmetries[rng.random_range(0..geo.symmetries.len())];
+            (s.map(m), s.map(o), i)
+        })
+        .collect();
+    let t = Instant::now();
+    let mut wrong = 0u64;
+    for &(m, o, i) in &questions {
+        if ix.index_of(m, o) != Some(i) {
+            wrong += 1;
+        }
+    }
+    let secs = t.elapsed().as_secs_f64();
+    ensure!(wrong == 0, "{wrong} look-ups gave the wrong index");
+    let ns = secs * 1e9 / n as f64;
+    if args.json {
+        println!(
+            "{}",
+            json!({
+                "layer": layer.to_string(),
+                "states": ix.len(),
+                "build_seconds": build_secs,
+                "lookups": n,
+                "ns_per_lookup": ns,
+                "lookups_per_s": n as f64 / secs.max(1e-9),
+            })
+        );
+    } else {
+        println!(
+            "layer {layer}: {} states, index built in {build_secs:.2}s; {n} look-ups from \
+             random symmetric forms, {ns:.1} ns each ({:.0}/s, one thread)",
+            ix.len(),
+            n as f64 / secs.max(1e-9)
+        );
+    }
+    Ok(())
 }
 
 fn bench_solve(args: SolveBenchArgs) -> anyhow::Result<()> {
