@@ -546,27 +546,13 @@ impl LayerIndex {
     /// The canonical masks of state `index`.
     #[inline]
     pub fn masks(&self, index: u32) -> (u32, u32) {
-        let mut hint = usize::MAX;
-        self.masks_near(index, &mut hint)
-    }
-
-    /// [`Self::masks`], trying the mover `hint` first and leaving the
-    /// state's mover there: states taken in increasing order mostly share
-    /// their mover (thousands of states each) with the one before, which
-    /// spares the binary search over the movers.
-    #[inline]
-    pub fn masks_near(&self, index: u32, hint: &mut usize) -> (u32, u32) {
         let i = u64::from(index);
         assert!(
             i < self.len() as u64,
             "state {index} of layer {}",
             self.layer
         );
-        let k = match *hint {
-            k if k < self.movers.len() && self.offsets[k] <= i && i < self.offsets[k + 1] => k,
-            _ => self.offsets.partition_point(|&x| x <= i) - 1,
-        };
-        *hint = k;
+        let k = self.offsets.partition_point(|&x| x <= i) - 1;
         let m = self.movers[k];
         let local = i - self.offsets[k];
         let r = match self.ranks(k) {

@@ -198,13 +198,12 @@ impl Pair<'_> {
         loss
     }
 
-    /// The distinct predecessors of `g` in the pair; `hint`: each side's
-    /// mover of the state before (see [`LayerIndex::masks_near`]).
+    /// The distinct predecessors of `g` in the pair.
     #[inline]
-    fn predecessors(&self, g: usize, hint: &mut [usize; 2]) -> ArrayVec<u32, 192> {
+    fn predecessors(&self, g: usize) -> ArrayVec<u32, 192> {
         let (side, i) = self.locate(g);
         let ps = self.partner(side);
-        let (m, o) = self.ix[side].masks_near(i, &mut hint[side]);
+        let (m, o) = self.ix[side].masks(i);
         let mut preds: ArrayVec<u32, 192> = ArrayVec::new();
         for_each_unmove(self.geo, m, o, |mp, op| {
             if let Some(j) = self.ix[ps].index_of(mp, op) {
@@ -564,7 +563,6 @@ pub fn solve_pair(
             let stop = ((c + 1) * SPAN).min(total);
             let mut here = 0u64;
             let mut later = u16::MAX;
-            let mut hint = [usize::MAX; 2];
             for g in c * SPAN..stop {
                 let v = words[g].load(Ordering::Acquire);
                 let tag = v & TAG;
@@ -579,7 +577,7 @@ pub fn solve_pair(
                 }
                 here += 1;
                 let lost = tag == LOSS;
-                for gp in pair.predecessors(g, &mut hint) {
+                for gp in pair.predecessors(g) {
                     let w = &words[gp as usize];
                     let mut cur = w.load(Ordering::Acquire);
                     loop {
