@@ -189,7 +189,7 @@ pub fn bench_train<G: crate::game::Game>(
                         .map(|&a| (game.action_index(a) as u32, p))
                         .collect(),
                     outcome: 0,
-                    margin: game.margin(&pos, pos.to_act()),
+                    margin: pos.margin(pos.to_act()),
                     moves_left: None,
                     search_wdl: None,
                 });

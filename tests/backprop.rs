@@ -34,7 +34,7 @@ fn batch<G: Game>(game: &G, n: usize, seed: u64) -> Batch {
                         .map(|(&a, w)| (game.action_index(a) as u32, w / total))
                         .collect(),
                     outcome: rng.random_range(-1..=1),
-                    margin: game.margin(&pos, pos.to_act()),
+                    margin: pos.margin(pos.to_act()),
                     moves_left: Some(rng.random_range(1..30)),
                     search_wdl: rng.random_bool(0.7).then(|| {
                         let w: f32 = rng.random_range(0.0..0.6);

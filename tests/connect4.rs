@@ -142,6 +142,52 @@ fn random_position(rng: &mut SmallRng, empty: usize) -> Option<Position> {
 }
 
 #[test]
+fn the_margin_of_a_finished_game_is_the_solvers_score_over_18() {
+    // Random games to their end: the last stone won with the score the
+    // solver's convention gives a win with the next stone, and the margin
+    // says so for both players; a full board without four scores 0.
+    let mut rng = SmallRng::seed_from_u64(7);
+    let (mut wins, mut draws) = (0, 0);
+    // Random play seldom fills the board: play on until two draws are seen.
+    for games in 0.. {
+        if games >= 2_000 && draws >= 2 {
+            break;
+        }
+        assert!(games < 1_000_000, "no draw in a million random games");
+        let mut p = Position::start();
+        let mut before = 0;
+        while !p.is_over() {
+            let legal = p.legal_actions();
+            before = p.moves();
+            p.play_unchecked(legal[rng.random_range(0..legal.len())]);
+        }
+        assert_eq!(Position::start().margin(Color::White), None);
+        let (w, b) = (
+            p.margin(Color::White).unwrap(),
+            p.margin(Color::Black).unwrap(),
+        );
+        assert_eq!(w, -b, "{p}");
+        match p.result().unwrap() {
+            GameResult::Draw => {
+                assert_eq!(w, 0.0);
+                draws += 1;
+            }
+            GameResult::Win(c) => {
+                let want = Score::win_now(before).get() as f32 / 18.0;
+                assert_eq!(p.margin(c), Some(want), "{p}");
+                assert!(want > 0.0 && want <= 1.0);
+                wins += 1;
+            }
+        }
+    }
+    assert!(wins > 1_000, "{wins} wins");
+    // The soonest win, White's fourth stone: the whole scale.
+    let p = Position::from_moves("1212121").unwrap();
+    assert_eq!(p.margin(Color::White), Some(1.0));
+    assert_eq!(p.margin(Color::Black), Some(-1.0));
+}
+
+#[test]
 fn the_solver_agrees_with_plain_minimax_on_small_trees() {
     let mut rng = SmallRng::seed_from_u64(4);
     let mut solver = Solver::new(18);

@@ -35,6 +35,7 @@ impl Evaluator<Position> for MarkerCounter {
                 Evaluation {
                     priors,
                     wdl: [win * 0.9, 0.1, (1.0 - win) * 0.9],
+                    margin: 0.0,
                 }
             })
             .collect()

@@ -515,8 +515,8 @@ fn no_units_and_nothing_in_hand_loses() {
     let end = play_line(&g, &pos, "c3xe5");
     assert_eq!(end.result(), Some(GameResult::Win(Color::White)));
     assert_eq!(end.end_reason(), Some("no_units"));
-    assert_eq!(g.margin(&end, Color::White), Some(1.0));
-    assert_eq!(g.margin(&end, Color::Black), Some(-1.0));
+    assert_eq!(end.margin(Color::White), Some(1.0));
+    assert_eq!(end.margin(Color::Black), Some(-1.0));
 }
 
 #[test]

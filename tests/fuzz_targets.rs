@@ -147,7 +147,7 @@ fn record_files<G: Game>(game: &G, rng: &mut SmallRng) -> Vec<Vec<u8>> {
             .iter()
             .map(|&a| (game.action_index(a) as u32, p))
             .collect();
-        let margin = game.margin(s, s.to_act());
+        let margin = s.margin(s.to_act());
         samples.push(
             Sample::new(game, s, policy, 1, margin, 9).with_search_wdl(Some([0.5, 0.25, 0.25])),
         );

@@ -534,10 +534,19 @@ fn bad_evaluations_are_refused() {
     let wrong = Evaluation {
         priors: vec![1.0; 3],
         wdl: [0.2, 0.6, 0.2],
+        margin: 0.0,
     };
     assert!(matches!(
         s.provide(wrong),
         Err(SearchError::BadEvaluation(_))
+    ));
+    let mut no_margin = UniformEvaluator
+        .evaluate(std::slice::from_ref(&p))
+        .remove(0);
+    no_margin.margin = f32::NAN;
+    assert!(matches!(
+        s.provide(no_margin),
+        Err(SearchError::BadEvaluation(m)) if m.contains("margin")
     ));
     // The leaf still waits, and a proper answer goes through.
     assert_eq!(s.next_leaf(), Leaf::NeedsEval(p));
@@ -860,10 +869,14 @@ fn lcb_keeps_the_win_and_plays_only_well_visited_actions() {
 #[test]
 fn a_discount_shrinks_a_backed_up_value_once_per_decision() {
     use yinsh_zero::games::connect4::Position as Board;
-    use yinsh_zero::mcts::tree::Tree;
+    use yinsh_zero::mcts::tree::{Scoring, Tree};
     let pos = Board::from_moves("44").unwrap();
     for discount in [1.0f32, 0.9] {
-        let mut tree = Tree::with_root(pos, 0.0, discount);
+        let scoring = Scoring {
+            discount,
+            ..Scoring::default()
+        };
+        let mut tree = Tree::with_root(pos, scoring);
         // Root, one child, one grandchild: two decisions, players alternating.
         let mut path = vec![0];
         for _ in 0..2 {
@@ -871,14 +884,14 @@ fn a_discount_shrinks_a_backed_up_value_once_per_decision() {
             let p = tree.node(id).pos;
             let actions = p.legal_actions();
             let priors = vec![1.0 / actions.len() as f32; actions.len()];
-            tree.expand(id, &actions, &priors, [0.0, 1.0, 0.0]);
+            tree.expand(id, &actions, &priors, [0.0, 1.0, 0.0], 0.0);
             let e = tree.edge_range(id).start;
             path.push(tree.child(id, e));
         }
         let leaf = *path.last().unwrap();
         let leaf_view = tree.node(leaf).view;
         // A win for the grandchild's player to act.
-        tree.backup(&path, [1.0, 0.0, 0.0], leaf_view);
+        tree.backup(&path, [1.0, 0.0, 0.0], 0.0, leaf_view);
         let g = discount;
         let want = [
             [g * g, 1.0 - g * g, 0.0], // the root: the same player, two decisions up
@@ -895,4 +908,104 @@ fn a_discount_shrinks_a_backed_up_value_once_per_decision() {
             }
         }
     }
+}
+
+#[test]
+fn a_score_weight_adds_the_margin_to_the_value_from_each_players_view() {
+    use yinsh_zero::games::connect4::Position as Board;
+    use yinsh_zero::mcts::tree::{Scoring, Tree};
+    let pos = Board::from_moves("44").unwrap();
+    let close = |a: f32, b: f32| (a - b).abs() < 1e-6;
+    for weight in [0.0f32, 0.5] {
+        let scoring = Scoring {
+            score_weight: weight,
+            ..Scoring::default()
+        };
+        let mut tree = Tree::with_root(pos, scoring);
+        let root_view = tree.node(0).view;
+        let actions = pos.legal_actions();
+        let priors = vec![1.0 / actions.len() as f32; actions.len()];
+        // The root: even chances, a small lead in margin for its player.
+        tree.expand(0, &actions, &priors, [0.0, 1.0, 0.0], 0.2);
+        tree.backup(&[0], [0.0, 1.0, 0.0], 0.2, root_view);
+        assert!(close(tree.q(0, root_view).unwrap(), weight * 0.2));
+        // A child the other player wins by a wide margin.
+        let e = tree.edge_range(0).start;
+        let c = tree.child(0, e);
+        let view = tree.node(c).view;
+        assert_ne!(view, root_view);
+        let p = tree.node(c).pos;
+        let acts = p.legal_actions();
+        let pri = vec![1.0 / acts.len() as f32; acts.len()];
+        tree.expand(c, &acts, &pri, [1.0, 0.0, 0.0], 0.6);
+        tree.backup(&[0, c], [1.0, 0.0, 0.0], 0.6, view);
+        assert!(close(tree.raw_q(c).unwrap(), 1.0 + weight * 0.6));
+        assert!(close(tree.q(c, view).unwrap(), 1.0 + weight * 0.6));
+        assert!(close(tree.q(c, root_view).unwrap(), -1.0 - weight * 0.6));
+        // The root's mean: a draw and a loss, margins 0.2 and -0.6.
+        let want = (-1.0 + weight * (0.2 - 0.6)) / 2.0;
+        assert!(
+            close(tree.q(0, root_view).unwrap(), want),
+            "weight {weight}"
+        );
+        assert!(close(tree.node(0).margin().unwrap(), -0.2));
+        // The win/draw/loss is what it was without a weight.
+        assert_eq!(tree.node(0).wdl().unwrap(), [0.0, 0.5, 0.5]);
+    }
+}
+
+/// Every position won by White, by a margin of nothing.
+struct WhiteWinsWithoutMargin;
+
+impl<S: State> Evaluator<S> for WhiteWinsWithoutMargin {
+    fn evaluate(&mut self, positions: &[S]) -> Vec<Evaluation> {
+        positions
+            .iter()
+            .map(|p| {
+                let n = p.legal_action_count();
+                let wdl = if p.to_act() == yinsh_zero::game::Color::White {
+                    [1.0, 0.0, 0.0]
+                } else {
+                    [0.0, 0.0, 1.0]
+                };
+                Evaluation {
+                    priors: vec![1.0 / n as f32; n],
+                    wdl,
+                    margin: 0.0,
+                }
+            })
+            .collect()
+    }
+}
+
+#[test]
+fn a_terminal_nodes_exact_margin_draws_the_search_to_the_sooner_win() {
+    // White to act wins at once in column 1, with its fourth stone (margin
+    // 1), and Black has no threat; the evaluator calls every other move a
+    // win too, with margin 0.
+    // Without a score weight all seven are worth the same and the visits
+    // follow the even priors; with one the sooner win draws them.
+    use yinsh_zero::games::connect4::Position as Board;
+    let pos = Board::from_moves("121712").unwrap();
+    let share = |weight: f32| {
+        let cfg = SearchConfig {
+            simulations: 700,
+            score_weight: weight,
+            ..SearchConfig::for_play()
+        };
+        let mut search = Search::new(pos, cfg, 1).unwrap();
+        search.run(&mut WhiteWinsWithoutMargin).unwrap();
+        let r = search.result();
+        let at = r.actions.iter().position(|a| a.to_string() == "1").unwrap();
+        r.visits[at] as f32 / r.visits.iter().sum::<u32>() as f32
+    };
+    let (plain, weighted) = (share(0.0), share(1.0));
+    assert!(
+        plain < 0.3,
+        "without a weight column 1 got {plain} of the visits"
+    );
+    assert!(
+        weighted > 0.6,
+        "with a weight column 1 got {weighted} of the visits"
+    );
 }

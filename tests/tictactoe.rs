@@ -168,7 +168,7 @@ fn variants_and_shape() {
     let shape = TicTacToe.net_shape();
     assert_eq!(shape.input_size(), 27);
     assert_eq!(shape.action_space(), 9);
-    assert_eq!(TicTacToe.margin(&TicTacToe.start(), Color::White), None);
+    assert_eq!(TicTacToe.start().margin(Color::White), None);
     assert_eq!(TicTacToe.tensor_layout().planes.len(), 3);
     for i in 0..9 {
         let a = TicTacToe.action_from_index(i).unwrap();
@@ -443,6 +443,7 @@ impl Evaluator<Board> for CentreDraws {
                 Evaluation {
                     priors: vec![1.0 / n as f32; n],
                     wdl,
+                    margin: 0.0,
                 }
             })
             .collect()

@@ -28,18 +28,21 @@ impl RolloutEvaluator {
         }
     }
 
-    fn playout<S: State>(&mut self, pos: &S) -> [f32; 3] {
+    /// The result and margin of one random game from `pos`, for its player
+    /// to act.
+    fn playout<S: State>(&mut self, pos: &S) -> ([f32; 3], f32) {
         let me = pos.to_act();
         let mut p = pos.clone();
         while !p.is_over() {
             let legal = p.legal_actions();
             p.play_unchecked(legal[self.rng.random_range(0..legal.len())]);
         }
-        match p.result().expect("played out").score_for(me) {
+        let wdl = match p.result().expect("played out").score_for(me) {
             1 => [1.0, 0.0, 0.0],
             0 => [0.0, 1.0, 0.0],
             _ => [0.0, 0.0, 1.0],
-        }
+        };
+        (wdl, p.margin(me).unwrap_or(0.0))
     }
 }
 
@@ -51,15 +54,18 @@ impl<S: State> Evaluator<S> for RolloutEvaluator {
                 let n = p.legal_action_count().max(1);
                 let k = self.playouts_per_leaf.max(1);
                 let mut wdl = [0.0f32; 3];
+                let mut margin = 0.0f32;
                 for _ in 0..k {
-                    let r = self.playout(p);
+                    let (r, m) = self.playout(p);
                     for i in 0..3 {
                         wdl[i] += r[i] / k as f32;
                     }
+                    margin += m / k as f32;
                 }
                 Evaluation {
                     priors: vec![1.0 / n as f32; n],
                     wdl,
+                    margin,
                 }
             })
             .collect()

@@ -92,6 +92,12 @@ pub const KNOWN_PLAYERS: &[PlayerInfo] = &[
                  none lost); the network's `value_discount` makes the faster win and the \
                  slower loss weigh more",
             ),
+            (
+                "score",
+                "weight of the network's expected final margin beside win minus loss, 0 to \
+                 10 (default 0); for a network trained with margin targets (the `[search]` \
+                 table's `score_weight`)",
+            ),
             ("backend", "flex (CPU, default), cuda or wgpu"),
             ("symmetries", SYMMETRIES_ABOUT),
             (
@@ -423,6 +429,11 @@ pub fn parse_game_player<G: GamePlayers>(
                     "above 0 and at most 1",
                     |c, x| c.discount = x,
                 )?;
+            }
+            if let Some(v) = spec.get("score") {
+                set_search_f32(&spec, &mut config, "score", v, "from 0 to 10", |c, x| {
+                    c.score_weight = x
+                })?;
             }
             if let Some(v) = spec.get("lcb") {
                 config.lcb_z = v

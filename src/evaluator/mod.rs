@@ -14,6 +14,10 @@ pub struct Evaluation {
     pub priors: Vec<f32>,
     /// Probabilities of win, draw and loss for the player to act; sums to 1.
     pub wdl: [f32; 3],
+    /// The expected final score margin for the player to act, in [-1, 1]
+    /// ([`State::margin`](crate::game::State::margin)); 0 from an evaluator
+    /// that has none. Only a search with a score weight reads it.
+    pub margin: f32,
 }
 
 impl Evaluation {
@@ -57,6 +61,7 @@ impl<S: State> Evaluator<S> for UniformEvaluator {
                 Evaluation {
                     priors: vec![1.0 / n as f32; n],
                     wdl: [0.0, 1.0, 0.0],
+                    margin: 0.0,
                 }
             })
             .collect()

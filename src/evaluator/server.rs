@@ -298,6 +298,7 @@ mod tests {
         Evaluation {
             priors: vec![1.0 / p.legal_action_count() as f32; p.legal_action_count()],
             wdl: [k, 1.0 - k, 0.0],
+            margin: 0.0,
         }
     }
 

@@ -68,6 +68,7 @@ impl<G: Game, E: Evaluator<G::State>> Evaluator<G::State> for SymmetryAverage<G,
                     .collect();
                 let mut priors = vec![0.0f32; legal.len()];
                 let mut wdl = [0.0f32; 3];
+                let mut margin = 0.0f32;
                 for (s, (e, copy)) in evals.iter().zip(copies).enumerate() {
                     let copy_legal: Vec<usize> = copy
                         .legal_actions()
@@ -93,13 +94,18 @@ impl<G: Game, E: Evaluator<G::State>> Evaluator<G::State> for SymmetryAverage<G,
                     for (w, x) in wdl.iter_mut().zip(e.wdl) {
                         *w += x;
                     }
+                    margin += e.margin;
                 }
                 let total: f32 = priors.iter().sum();
                 if total > 0.0 {
                     priors.iter_mut().for_each(|p| *p /= total);
                 }
                 wdl.iter_mut().for_each(|w| *w /= k as f32);
-                Evaluation { priors, wdl }
+                Evaluation {
+                    priors,
+                    wdl,
+                    margin: margin / k as f32,
+                }
             })
             .collect()
     }

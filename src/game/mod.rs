@@ -157,6 +157,18 @@ pub trait State: Clone + PartialEq + Debug + Display + Send + Sync + 'static {
     /// A 64-bit hash of everything that decides the rest of the game, for
     /// evaluation caches: equal states hash alike whatever the move order.
     fn key(&self) -> u64;
+
+    /// The final score margin of a game ending here, for `player`, scaled
+    /// into [-1, 1] (YINSH: rings removed by `player` minus the opponent's,
+    /// over rings needed to win; Connect Four: how soon the game was won);
+    /// `None` for a game without one, whose networks get no margin target
+    /// and whose search can weigh no score. A property of the finished
+    /// position, so that the search can read it at a terminal node without
+    /// knowing the game.
+    fn margin(&self, player: Color) -> Option<f32> {
+        let _ = player;
+        None
+    }
 }
 
 /// The actions of a game's states.
@@ -260,15 +272,6 @@ pub trait Game: Clone + Debug + PartialEq + Send + Sync + 'static {
     fn transform_index(&self, index: usize, k: usize) -> usize {
         debug_assert!(k < self.symmetries());
         index
-    }
-
-    /// The final score margin of a game ending in `state`, for `player`,
-    /// scaled into [-1, 1] (YINSH: rings removed by `player` minus the
-    /// opponent's, over rings needed to win); `None` for a game without
-    /// one, whose networks get no margin target.
-    fn margin(&self, state: &Self::State, player: Color) -> Option<f32> {
-        let _ = (state, player);
-        None
     }
 
     /// What the input planes, cells, action index and margin mean, for the

@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::SearchError;
+use super::tree::Scoring;
 
 /// Everything that shapes one search. Every field has a default, so a config
 /// file may set any subset of them; unknown keys are refused so that a typo
@@ -111,6 +112,15 @@ pub struct SearchConfig {
     /// 100 games as first that it won without (docs/results/connect4.md).
     #[serde(skip)]
     pub discount: f32,
+    /// Weight of the expected final score margin ([`State::margin`](crate::game::State::margin))
+    /// in the value the search maximises, beside win minus loss (default
+    /// 0: the result alone). KataGo's score utility: where a game's margin
+    /// tells a sooner win from a later one (Connect Four) or a large win
+    /// from a narrow one (YINSH), the search and the policy it trains learn
+    /// to tell them apart, which the result alone gives them no reason to.
+    /// The network must have been trained with margin targets (its game has
+    /// a margin); a terminal position in the tree counts its exact margin.
+    pub score_weight: f32,
 }
 
 impl Default for SearchConfig {
@@ -138,6 +148,7 @@ impl Default for SearchConfig {
             draw_score: 0.0,
             lcb_z: 0.0,
             discount: 1.0,
+            score_weight: 0.0,
         }
     }
 }
@@ -163,6 +174,16 @@ impl SearchConfig {
             final_temperature: 0.0,
             full_search_prob: 1.0,
             ..SearchConfig::default()
+        }
+    }
+
+    /// How the search's tree values positions: the draw score, the
+    /// discount and the score weight.
+    pub fn scoring(&self) -> Scoring {
+        Scoring {
+            draw_score: self.draw_score,
+            discount: self.discount,
+            score_weight: self.score_weight,
         }
     }
 
@@ -220,6 +241,9 @@ impl SearchConfig {
         }
         if !(self.discount > 0.0 && self.discount <= 1.0) {
             return bad("discount", "must be in (0, 1]");
+        }
+        if !(0.0..=10.0).contains(&self.score_weight) {
+            return bad("score_weight", "must be from 0 to 10");
         }
         Ok(())
     }

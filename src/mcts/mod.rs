@@ -65,7 +65,7 @@ use crate::game::State;
 pub use bench::{OneGameBench, SearchBench, bench_one_game, bench_search, bench_search_with};
 pub use config::SearchConfig;
 use gumbel::GumbelRoot;
-use tree::{NodeId, NodeState, Tree, terminal_wdl};
+use tree::{NodeId, NodeState, Tree, terminal_margin, terminal_wdl};
 
 /// What can go wrong when driving a search.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
@@ -176,7 +176,7 @@ impl<S: State> Search<S> {
             return Err(SearchError::GameOver);
         }
         let mut s = Search {
-            tree: Tree::with_root(pos, cfg.draw_score, cfg.discount),
+            tree: Tree::with_root(pos, cfg.scoring()),
             rng: SmallRng::seed_from_u64(seed),
             pending: VecDeque::new(),
             mv: MoveState {
@@ -341,8 +341,10 @@ impl<S: State> Search<S> {
                     self.pending.push_back(path);
                 }
                 NodeState::Terminal => {
-                    let (wdl, view) = (terminal_wdl(&leaf.pos, leaf.view), leaf.view);
-                    self.tree.backup(&path, wdl, view);
+                    let view = leaf.view;
+                    let wdl = terminal_wdl(&leaf.pos, view);
+                    let margin = terminal_margin(&leaf.pos, view);
+                    self.tree.backup(&path, wdl, margin, view);
                     self.mv.sims += 1;
                     self.total_sims += 1;
                 }
@@ -443,7 +445,7 @@ impl<S: State> Search<S> {
         let n = self.tree.node(leaf);
         let (actions, view) = (n.pos.legal_actions(), n.view);
         let checked = check_evaluation(&eval, actions.len());
-        let (priors, wdl) = match checked {
+        let (priors, wdl, margin) = match checked {
             Ok(x) => x,
             Err(e) => {
                 self.pending.push_front(path);
@@ -451,8 +453,8 @@ impl<S: State> Search<S> {
             }
         };
         self.tree.remove_virtual_loss(&path);
-        self.tree.expand(leaf, &actions, &priors, wdl);
-        self.tree.backup(&path, wdl, view);
+        self.tree.expand(leaf, &actions, &priors, wdl, margin);
+        self.tree.backup(&path, wdl, margin, view);
         if leaf != ROOT {
             self.mv.sims += 1;
             self.total_sims += 1;
@@ -616,8 +618,9 @@ impl<S: State> Search<S> {
         }
         let view = self.tree.node(ROOT).view;
         let z = self.cfg.lcb_z;
-        // The outcome is +1, -1 or the draw's worth: its mean is q.
-        let ds = self.tree.utility([0.0, 1.0, 0.0], view);
+        // The outcome is +1, -1 or the draw's worth; the margin's share of
+        // q moves the bound, not the spread, which the result dominates.
+        let ds = self.tree.outcome_utility([0.0, 1.0, 0.0], view);
         let mut best: Option<(f32, u32, usize)> = None;
         for (k, i) in self.tree.edge_range(ROOT).enumerate() {
             let n = visits[k];
@@ -629,7 +632,8 @@ impl<S: State> Search<S> {
             else {
                 continue;
             };
-            let var = (w + l + d * ds * ds - q * q).max(0.0);
+            let mean = w - l + d * ds;
+            let var = (w + l + d * ds * ds - mean * mean).max(0.0);
             let bound = q - z * (var / n as f32).sqrt();
             if best.is_none_or(|(b, bn, _)| bound > b || (bound == b && n > bn)) {
                 best = Some((bound, n, k));
@@ -665,14 +669,14 @@ impl<S: State> Search<S> {
             .and_then(|e| e.child);
         self.tree = match child {
             Some(c) if self.cfg.tree_reuse => self.tree.subtree(c),
-            _ => Tree::with_root(pos, self.cfg.draw_score, self.cfg.discount),
+            _ => Tree::with_root(pos, self.cfg.scoring()),
         };
         self.begin_move();
         Ok(())
     }
 }
 
-fn check_evaluation(eval: &Evaluation, n: usize) -> Result<(Vec<f32>, [f32; 3]), SearchError> {
+fn check_evaluation(eval: &Evaluation, n: usize) -> Result<(Vec<f32>, [f32; 3], f32), SearchError> {
     if eval.priors.len() != n {
         return Err(SearchError::BadEvaluation(format!(
             "{} priors for a position with {n} legal actions",
@@ -688,6 +692,13 @@ fn check_evaluation(eval: &Evaluation, n: usize) -> Result<(Vec<f32>, [f32; 3]),
         )));
     }
     let wdl = wdl.map(|x| x / wsum);
+    if !eval.margin.is_finite() {
+        return Err(SearchError::BadEvaluation(format!(
+            "margin {} is not a number",
+            eval.margin
+        )));
+    }
+    let margin = eval.margin.clamp(-1.0, 1.0);
     let mut priors: Vec<f32> = eval
         .priors
         .iter()
@@ -699,7 +710,7 @@ fn check_evaluation(eval: &Evaluation, n: usize) -> Result<(Vec<f32>, [f32; 3]),
     } else {
         priors.iter_mut().for_each(|p| *p = 1.0 / n as f32);
     }
-    Ok((priors, wdl))
+    Ok((priors, wdl, margin))
 }
 
 fn argmax(xs: &[f32]) -> usize {

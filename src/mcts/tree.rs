@@ -6,6 +6,10 @@
 //! row, then a ring), and other games have such compound turns too, so a
 //! value flips only where the view changes between a parent and its child,
 //! never simply at every ply.
+//!
+//! Beside them each node sums the final score margin the evaluator expects
+//! ([`State::margin`]), which the search weighs in where
+//! [`Scoring::score_weight`] asks it to (KataGo's score utility).
 
 use crate::game::{Color, State};
 
@@ -59,10 +63,15 @@ pub struct Node<S> {
     pub visits: u32,
     /// Sums of win, draw and loss probabilities over the visits, from `view`.
     pub wdl_sum: [f32; 3],
+    /// Sum of the expected final margins over the visits, from `view`.
+    pub margin_sum: f32,
     /// The evaluator's own win/draw/loss of the position from `view` (or a
     /// terminal's exact result), before any search below it; `None` until
     /// known.
     pub raw_wdl: Option<[f32; 3]>,
+    /// The evaluator's own expected margin from `view` (a terminal's exact
+    /// one), set with [`Node::raw_wdl`].
+    pub raw_margin: f32,
     /// The node's edges are `edges[first_edge..first_edge + n_edges]`.
     pub first_edge: u32,
     pub n_edges: u32,
@@ -77,6 +86,11 @@ impl<S> Node<S> {
     /// Mean win/draw/loss from the node's view; `None` if never visited.
     pub fn wdl(&self) -> Option<[f32; 3]> {
         (self.visits > 0).then(|| self.wdl_sum.map(|x| x / self.visits as f32))
+    }
+
+    /// Mean expected margin from the node's view; `None` if never visited.
+    pub fn margin(&self) -> Option<f32> {
+        (self.visits > 0).then(|| self.margin_sum / self.visits as f32)
     }
 }
 
@@ -95,17 +109,42 @@ pub fn terminal_wdl<S: State>(pos: &S, view: Color) -> [f32; 3] {
     }
 }
 
+/// The exact final margin of a finished game for `view` (0 in a game
+/// without margins).
+pub fn terminal_margin<S: State>(pos: &S, view: Color) -> f32 {
+    pos.margin(view).unwrap_or(0.0)
+}
+
+/// How a tree turns win/draw/loss and margin into the one value the search
+/// maximises; set from [`SearchConfig`](super::SearchConfig)'s fields of
+/// the same names, documented there.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Scoring {
+    /// What a draw is worth to the root's player, in [-1, 1], and minus that
+    /// to the other (0: a draw is a draw).
+    pub draw_score: f32,
+    /// The share of a value kept per decision it is backed up through (1:
+    /// none lost).
+    pub discount: f32,
+    /// Weight of the expected final margin beside win minus loss (0: none).
+    pub score_weight: f32,
+}
+
+impl Default for Scoring {
+    fn default() -> Self {
+        Scoring {
+            draw_score: 0.0,
+            discount: 1.0,
+            score_weight: 0.0,
+        }
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct Tree<S: State> {
     pub nodes: Vec<Node<S>>,
     pub edges: Vec<Edge<S::Action>>,
-    /// What a draw is worth to the root's player, in [-1, 1], and minus that
-    /// to the other (default 0: a draw is a draw). See
-    /// [`SearchConfig::draw_score`](super::SearchConfig::draw_score).
-    pub draw_score: f32,
-    /// The share of a value kept per decision it is backed up through (1:
-    /// none lost). See [`SearchConfig::discount`](super::SearchConfig::discount).
-    pub discount: f32,
+    pub scoring: Scoring,
 }
 
 impl<S: State> Default for Tree<S> {
@@ -113,19 +152,17 @@ impl<S: State> Default for Tree<S> {
         Tree {
             nodes: Vec::new(),
             edges: Vec::new(),
-            draw_score: 0.0,
-            discount: 1.0,
+            scoring: Scoring::default(),
         }
     }
 }
 
 impl<S: State> Tree<S> {
-    /// A tree holding only `pos` at index 0, scoring draws at `draw_score`
-    /// for `pos`'s player to act and backing values up with `discount`.
-    pub fn with_root(pos: S, draw_score: f32, discount: f32) -> Tree<S> {
+    /// A tree holding only `pos` at index 0, valuing positions by
+    /// `scoring` (its draw score is for `pos`'s player to act).
+    pub fn with_root(pos: S, scoring: Scoring) -> Tree<S> {
         let mut t = Tree {
-            draw_score,
-            discount,
+            scoring,
             ..Tree::default()
         };
         // A finished root has no parent whose view it could take; its own
@@ -149,7 +186,9 @@ impl<S: State> Tree<S> {
             state: NodeState::Fresh,
             visits: 0,
             wdl_sum: [0.0; 3],
+            margin_sum: 0.0,
             raw_wdl: None,
+            raw_margin: 0.0,
             first_edge: 0,
             n_edges: 0,
             in_flight: 0,
@@ -158,6 +197,7 @@ impl<S: State> Tree<S> {
             node.view = parent_view;
             node.state = NodeState::Terminal;
             node.raw_wdl = Some(terminal_wdl(&node.pos, parent_view));
+            node.raw_margin = terminal_margin(&node.pos, parent_view);
         } else if node.pos.legal_action_count() == 1 {
             let only = node.pos.legal_actions()[0];
             node.first_edge = self.edges.len() as u32;
@@ -169,8 +209,16 @@ impl<S: State> Tree<S> {
         id
     }
 
-    /// Gives a fresh node its edges, one per legal action with its prior.
-    pub fn expand(&mut self, id: NodeId, actions: &[S::Action], priors: &[f32], wdl: [f32; 3]) {
+    /// Gives a fresh node its edges, one per legal action with its prior,
+    /// and the evaluator's win/draw/loss and margin.
+    pub fn expand(
+        &mut self,
+        id: NodeId,
+        actions: &[S::Action],
+        priors: &[f32],
+        wdl: [f32; 3],
+        margin: f32,
+    ) {
         let first = self.edges.len() as u32;
         self.edges
             .extend(actions.iter().zip(priors).map(|(&a, &p)| Edge::new(a, p)));
@@ -179,6 +227,7 @@ impl<S: State> Tree<S> {
         node.n_edges = actions.len() as u32;
         node.state = NodeState::Expanded;
         node.raw_wdl = Some(wdl);
+        node.raw_margin = margin;
     }
 
     #[inline]
@@ -210,19 +259,28 @@ impl<S: State> Tree<S> {
         c
     }
 
-    /// The value to `view` of a win/draw/loss seen from `view`: win minus
-    /// loss, plus the draws at [`Tree::draw_score`] where `view` is the
-    /// root's player and at minus that where not, so that the search stays
-    /// zero-sum.
+    /// The value to `view` of a win/draw/loss and a margin seen from
+    /// `view`: win minus loss, plus the draws at [`Scoring::draw_score`]
+    /// where `view` is the root's player and at minus that where not, so
+    /// that the search stays zero-sum, plus the margin at
+    /// [`Scoring::score_weight`].
     #[inline]
-    pub fn utility(&self, wdl: [f32; 3], view: Color) -> f32 {
-        if self.draw_score == 0.0 {
+    pub fn utility(&self, wdl: [f32; 3], margin: f32, view: Color) -> f32 {
+        self.outcome_utility(wdl, view) + self.scoring.score_weight * margin
+    }
+
+    /// [`utility`](Tree::utility) without the margin: the value of the
+    /// result alone.
+    #[inline]
+    pub fn outcome_utility(&self, wdl: [f32; 3], view: Color) -> f32 {
+        let draw_score = self.scoring.draw_score;
+        if draw_score == 0.0 {
             return wdl[0] - wdl[2];
         }
         let draw = if view == self.nodes[0].view {
-            self.draw_score
+            draw_score
         } else {
-            -self.draw_score
+            -draw_score
         };
         wdl[0] - wdl[2] + draw * wdl[1]
     }
@@ -238,15 +296,22 @@ impl<S: State> Tree<S> {
         // The utility is linear: of the sums, then one division. Selection
         // calls this for every edge, so the flip is done in place.
         let [w, d, l] = n.wdl_sum;
-        let sum = if n.view == view { [w, d, l] } else { [l, d, w] };
-        Some(self.utility(sum, view) / n.visits as f32)
+        let (sum, margin) = if n.view == view {
+            ([w, d, l], n.margin_sum)
+        } else {
+            ([l, d, w], -n.margin_sum)
+        };
+        Some(self.utility(sum, margin, view) / n.visits as f32)
     }
 
     /// A node's [`utility`](Tree::utility) to its own view before any
     /// search below it: the evaluator's, else its mean so far.
     pub fn raw_q(&self, id: NodeId) -> Option<f32> {
         let n = self.node(id);
-        Some(self.utility(n.raw_wdl.or(n.wdl())?, n.view))
+        match n.raw_wdl {
+            Some(wdl) => Some(self.utility(wdl, n.raw_margin, n.view)),
+            None => Some(self.utility(n.wdl()?, n.margin()?, n.view)),
+        }
     }
 
     /// Visits, and mean [`utility`](Tree::utility) to `view`, of the child
@@ -310,12 +375,15 @@ impl<S: State> Tree<S> {
         n.wdl().map(|w| if n.view == view { w } else { flip(w) })
     }
 
-    /// Adds one visit of value `wdl` (from `leaf_view`) to every node on
-    /// `path`, discounted by [`Tree::discount`] per decision between the
-    /// node and the leaf (as [`State::ply`] counts them).
-    pub fn backup(&mut self, path: &[NodeId], wdl: [f32; 3], leaf_view: Color) {
+    /// Adds one visit of value `wdl` and margin `margin` (both from
+    /// `leaf_view`) to every node on `path`, the win/draw/loss discounted by
+    /// [`Scoring::discount`] per decision between the node and the leaf (as
+    /// [`State::ply`] counts them). The margin is not discounted: where a
+    /// game has one that tells a sooner result from a later one, it says so
+    /// itself.
+    pub fn backup(&mut self, path: &[NodeId], wdl: [f32; 3], margin: f32, leaf_view: Color) {
         let flipped = flip(wdl);
-        let discount = self.discount;
+        let discount = self.scoring.discount;
         // Only a discounting search needs the plies; the default pays nothing.
         let leaf_ply = match path.last() {
             Some(&l) if discount != 1.0 => self.node(l).pos.ply(),
@@ -323,7 +391,8 @@ impl<S: State> Tree<S> {
         };
         for &id in path {
             let n = &mut self.nodes[id as usize];
-            let mut w = if n.view == leaf_view { wdl } else { flipped };
+            let same = n.view == leaf_view;
+            let mut w = if same { wdl } else { flipped };
             if discount != 1.0 {
                 // As the value targets were discounted in training: the
                 // win and loss shares shrink, the rest counts as a draw.
@@ -334,10 +403,13 @@ impl<S: State> Tree<S> {
             for (s, x) in n.wdl_sum.iter_mut().zip(w) {
                 *s += x;
             }
+            let m = if same { margin } else { -margin };
+            n.margin_sum += m;
             // A single-option node never asked the evaluator: its first
             // backed-up value stands in for the evaluator's.
             if n.raw_wdl.is_none() {
                 n.raw_wdl = Some(w);
+                n.raw_margin = m;
             }
         }
     }
@@ -345,8 +417,7 @@ impl<S: State> Tree<S> {
     /// The subtree under `id` alone, with `id` as the new root (index 0).
     pub fn subtree(&self, id: NodeId) -> Tree<S> {
         let mut out = Tree {
-            draw_score: self.draw_score,
-            discount: self.discount,
+            scoring: self.scoring,
             ..Tree::default()
         };
         let mut map = vec![NodeId::MAX; self.nodes.len()];

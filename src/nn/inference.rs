@@ -240,7 +240,9 @@ impl<G: Game> NetEvaluator<G> {
                 Some(pool) => pool.install(move || cpu.forward(input, b)),
                 None => cpu.forward(input, b),
             };
-            push_evaluations(&self.game, positions, out.policy, out.wdl, out_evals);
+            push_evaluations(
+                &self.game, positions, out.policy, out.wdl, out.margin, out_evals,
+            );
             return;
         }
         let data = TensorData::new(
@@ -258,15 +260,15 @@ impl<G: Game> NetEvaluator<G> {
                     .expect("the network computes in f32")
                     .to_vec()
             };
-            let (policy, wdl) = (read(y.policy), read(y.wdl));
-            (model, policy, wdl)
+            let (policy, wdl, margin) = (read(y.policy), read(y.wdl), read(y.margin));
+            (model, policy, wdl, margin)
         };
-        let (model, policy, wdl) = match &self.pool {
+        let (model, policy, wdl, margin) = match &self.pool {
             Some(pool) => pool.install(run),
             None => run(),
         };
         self.model = Some(model);
-        push_evaluations(&self.game, positions, &policy, &wdl, out_evals);
+        push_evaluations(&self.game, positions, &policy, &wdl, &margin, out_evals);
     }
 
     /// The encoded batch of `positions` in shares, one per copy of the
@@ -280,28 +282,29 @@ impl<G: Game> NetEvaluator<G> {
             .pool
             .as_ref()
             .expect("copies of the network only with a private pool");
-        let outputs: Vec<(Vec<f32>, Vec<f32>)> = pool.install(|| {
+        let outputs: Vec<(Vec<f32>, Vec<f32>, Vec<f32>)> = pool.install(|| {
             nets.par_iter_mut()
                 .zip(input.par_chunks(per * size))
                 .map(|(net, x)| {
                     let out = net.forward_alone(x, x.len() / size);
-                    (out.policy.to_vec(), out.wdl.to_vec())
+                    (out.policy.to_vec(), out.wdl.to_vec(), out.margin.to_vec())
                 })
                 .collect()
         });
-        for (share, (policy, wdl)) in positions.chunks(per).zip(&outputs) {
-            push_evaluations(&self.game, share, policy, wdl, out_evals);
+        for (share, (policy, wdl, margin)) in positions.chunks(per).zip(&outputs) {
+            push_evaluations(&self.game, share, policy, wdl, margin, out_evals);
         }
     }
 }
 
-/// Priors over the legal actions and win/draw/loss probabilities from a
-/// batch's raw outputs.
+/// Priors over the legal actions, win/draw/loss probabilities and margins
+/// from a batch's raw outputs.
 fn push_evaluations<G: Game>(
     game: &G,
     positions: &[G::State],
     policy: &[f32],
     wdl: &[f32],
+    margin: &[f32],
     out: &mut Vec<Evaluation>,
 ) {
     let space = game.net_shape().action_space();
@@ -315,6 +318,7 @@ fn push_evaluations<G: Game>(
         out.push(Evaluation {
             priors,
             wdl: [e[0] / sum, e[1] / sum, e[2] / sum],
+            margin: margin[i],
         });
     }
 }

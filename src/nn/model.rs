@@ -63,7 +63,7 @@ pub struct ModelOutput {
     pub wdl: Tensor<2>,
     /// `[B, 1]` predicted final score margin for the player to act,
     /// `tanh`-squashed into [-1, 1]; trained against the game's
-    /// [`margin`](crate::game::Game::margin) (YINSH: `(own rings removed -
+    /// [`margin`](crate::game::State::margin) (YINSH: `(own rings removed -
     /// opponent's) / rings to win`), untrained in games without one.
     pub margin: Tensor<2>,
 }

@@ -45,7 +45,7 @@ pub struct Sample {
     /// Final result for the player to act: 1 win, 0 draw, -1 loss.
     pub outcome: i8,
     /// The game's final score margin for the player to act, in [-1, 1]
-    /// ([`Game::margin`]); `None` in games without one.
+    /// ([`State::margin`]); `None` in games without one.
     pub margin: Option<f32>,
     /// Whether a full search made the target (playout-cap randomization
     /// records only full searches, but the flag keeps files self-describing).

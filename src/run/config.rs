@@ -521,6 +521,13 @@ impl RunConfig {
             .validate()
             .map_err(|e| format!("[search] {e}"))?;
         self.train.validate()?;
+        if self.search.score_weight > 0.0 && self.train.margin_loss_weight == 0.0 {
+            return Err(format!(
+                "[search] score_weight = {} weighs the network's margin, which [train] \
+                 margin_loss_weight = 0 leaves untrained",
+                self.search.score_weight
+            ));
+        }
         let m = &self.model;
         if m.blocks == 0 || m.channels == 0 || m.value_channels == 0 || m.value_hidden == 0 {
             return Err(
@@ -720,6 +727,20 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("resign_check_share"), "{e}");
+        for (text, needle) in [
+            ("[search]\nscore_weight = -1.0\n", "score_weight"),
+            ("[search]\nscore_weight = 11.0\n", "score_weight"),
+            (
+                "[search]\nscore_weight = 0.5\n[train]\nmargin_loss_weight = 0.0\n",
+                "margin_loss_weight",
+            ),
+        ] {
+            let e = RunConfig::from_toml(text, "c.toml")
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains("c.toml") && e.contains(needle), "{e}");
+        }
+        RunConfig::from_toml("[search]\nscore_weight = 0.5\n", "c.toml").unwrap();
         let e = RunConfig::from_toml("[typo]\nx = 1\n", "c.toml")
             .unwrap_err()
             .to_string();

@@ -281,7 +281,7 @@ pub fn samples<G: Game>(game: &G, rec: &GameRecord<G::State>, smoothing: f32) ->
                 &pos,
                 policy,
                 rec.result.score_for(me),
-                game.margin(&last, me),
+                last.margin(me),
                 last.ply() - pos.ply(),
             ));
         }

@@ -558,7 +558,7 @@ impl<G: Game> Worker<'_, G> {
             .into_iter()
             .map(|(pos, policy, wdl)| {
                 let me = pos.to_act();
-                let margin = self.game.margin(last, me);
+                let margin = last.margin(me);
                 let left = last.ply() - pos.ply();
                 Sample::new(self.game, &pos, policy, outcome.score_for(me), margin, left)
                     .with_search_wdl(wdl)

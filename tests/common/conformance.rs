@@ -119,7 +119,7 @@ pub fn play_random<G: Game>(game: &G, rng: &mut SmallRng, max_decisions: usize) 
     }
     assert!(pos.result().is_some(), "{name}: over without a result");
     for c in [Color::White, Color::Black] {
-        if let Some(m) = game.margin(&pos, c) {
+        if let Some(m) = pos.margin(c) {
             assert!(
                 m.is_finite() && (-1.0..=1.0).contains(&m),
                 "{name}: margin {m} for {c:?} outside [-1, 1]\n{pos}"
@@ -467,7 +467,7 @@ pub fn records<G: Game>(game: &G, played: &[Played<G>]) -> usize {
                     .zip(&weights)
                     .map(|(&a, &w)| (game.action_index(a) as u32, w as f32 / total as f32))
                     .collect();
-                let margin = game.margin(last, me);
+                let margin = last.margin(me);
                 let left = last.ply() - s.ply();
                 let wdl = (i % 2 == 0).then(|| {
                     let w = rng.random_range(0.0..0.5f32);

@@ -141,7 +141,7 @@ impl Game for Connect4 {
             policy_index: "the column, 0 to 6 from the left (written 1 to 7); indices 7 to 41 \
                            are never legal"
                 .into(),
-            margin: "untrained: the game has no score margin".into(),
+            margin: "tanh-squashed: how soon the game is won, the solvers' score (22 - the winner's stones) over 18, minus for a loss, 0 for a draw".into(),
         }
     }
 

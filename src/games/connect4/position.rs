@@ -544,6 +544,25 @@ impl State for Position {
     fn key(&self) -> u64 {
         mix64(self.code())
     }
+
+    /// How soon the game was won: the solvers' score of a win with the
+    /// winner's `k`-th stone, `22 - k` (a loss is minus that, a draw 0),
+    /// over 18, the score of the soonest win (the fourth stone). A search
+    /// that weighs it prefers the sooner win and the later loss, which the
+    /// win/draw/loss result alone does not tell apart.
+    fn margin(&self, player: Color) -> Option<f32> {
+        let score = match self.result()? {
+            GameResult::Draw => 0.0,
+            GameResult::Win(w) => {
+                // The winner made the last move: its stones are the odd or
+                // even ones, `ceil(moves / 2)` of them either way.
+                let k = f32::from(self.moves.div_ceil(2));
+                let s = (22.0 - k) / 18.0;
+                if w == player { s } else { -s }
+            }
+        };
+        Some(score)
+    }
 }
 
 /// The board from the top row down, `X` for White (first), `O` for Black,

@@ -186,15 +186,6 @@ impl Game for Emergo {
         plane * cells + geo.map_cell(cell, k).index()
     }
 
-    /// Material ahead at the end: the men in hand and in the units each
-    /// side controls, `player`'s minus the opponent's, over all the men.
-    /// A lost game by `no_units` gives -1; a drawn one says who was ahead,
-    /// a denser signal than the result alone.
-    fn margin(&self, state: &Position, player: Color) -> Option<f32> {
-        let all = 2.0 * f32::from(self.variant.men());
-        Some((state.material(player) as f32 - state.material(!player) as f32) / all)
-    }
-
     fn tensor_layout(&self) -> TensorLayout {
         let n = self.geo().side;
         TensorLayout {

@@ -742,6 +742,15 @@ impl State for Position {
         }
         h
     }
+
+    /// Material ahead at the end: the men in hand and in the units each
+    /// side controls, `player`'s minus the opponent's, over all the men.
+    /// A lost game by `no_units` gives -1; a drawn one says who was ahead,
+    /// a denser signal than the result alone.
+    fn margin(&self, player: Color) -> Option<f32> {
+        let all = 2.0 * f32::from(self.variant.men());
+        Some((self.material(player) as f32 - self.material(!player) as f32) / all)
+    }
 }
 
 impl fmt::Display for Position {

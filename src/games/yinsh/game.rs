@@ -74,6 +74,12 @@ impl State for Position {
     fn key(&self) -> u64 {
         self.hash()
     }
+
+    fn margin(&self, player: Color) -> Option<f32> {
+        let mine = self.rings_removed(player) as f32;
+        let theirs = self.rings_removed(!player) as f32;
+        Some((mine - theirs) / self.variant().rings_to_win.max(1) as f32)
+    }
 }
 
 /// YINSH, standard (three rings win) or Blitz (one ring wins).
@@ -176,12 +182,6 @@ impl Game for Yinsh {
     #[inline]
     fn transform_index(&self, index: usize, k: usize) -> usize {
         Symmetry::ALL[k].action_index(index)
-    }
-
-    fn margin(&self, state: &Position, player: Color) -> Option<f32> {
-        let mine = state.rings_removed(player) as f32;
-        let theirs = state.rings_removed(!player) as f32;
-        Some((mine - theirs) / state.variant().rings_to_win.max(1) as f32)
     }
 
     fn tensor_layout(&self) -> TensorLayout {
