@@ -345,3 +345,46 @@ fn averaged_generations_play_and_training_goes_on_from_its_own_weights() {
     assert_eq!(m4.averaged_from, vec![3, 4]);
     assert!(m4.train_steps > checkpoint::read_meta(&dir(3)).unwrap().train_steps);
 }
+
+#[test]
+fn a_score_weighted_run_trains_margins_and_plays_its_matches_with_the_weight() {
+    // Connect Four, whose margin says how soon the game was won: with a
+    // score weight, every recorded position carries the game's margin as
+    // its target, training reports the margin's loss, and the network's
+    // gating and baseline games are played with the same weight.
+    let tmp = tempfile::tempdir().unwrap();
+    let run = tmp.path().join("run");
+    let text = tiny(
+        "game.variant = \"standard\"
+         loop.generations = 1
+         search.score_weight = 0.5
+         train.margin_loss_weight = 1.0",
+    )
+    .replace("[game]\n", "[game]\nname = \"connect4\"\n");
+    let cfg = write_config(tmp.path(), "c4.toml", &text);
+    succeeded(&train(&cfg, &run));
+    let game = yinsh_zero::games::connect4::Connect4;
+    let files = record_files(&run);
+    assert!(!files.is_empty());
+    let mut decisive = 0;
+    for f in &files {
+        for s in record::read(&game, f).unwrap().samples {
+            // The solvers' score over 18: a whole number of stones.
+            let m = s.margin.expect("every Connect Four sample has a margin") * 18.0;
+            assert!((m - m.round()).abs() < 1e-4 && m.abs() <= 18.0, "{m}");
+            decisive += usize::from(m != 0.0);
+        }
+    }
+    assert!(decisive > 0, "no decisive game");
+    let metrics = fs::read_to_string(run.join("logs/metrics.jsonl")).unwrap();
+    let train_line = metrics
+        .lines()
+        .find(|l| l.contains("\"train\""))
+        .expect("a train line");
+    assert!(train_line.contains("margin_loss"), "{train_line}");
+    let games = yinsh_zero::arena::read_history(&run.join("eval")).unwrap();
+    assert!(!games.is_empty());
+    for g in &games {
+        assert!(g.first.ends_with(",score=0.5"), "{g:?}");
+    }
+}

@@ -40,16 +40,21 @@ pub fn network_spec(checkpoints: &Path, network: u64, search: &SearchConfig) -> 
     if search.gumbel {
         spec += ",gumbel=true";
     }
+    if search.score_weight > 0.0 {
+        spec += &format!(",score={}", search.score_weight);
+    }
     spec
 }
 
 /// The search of a network in gating and baseline games: the
 /// `net-mcts` player's ([`SearchConfig::for_play`]) with the match's
-/// simulations and root search.
-pub fn match_search(simulations: u32, gumbel: bool) -> SearchConfig {
+/// simulations and root search, and self-play's score weight (a network
+/// trained to weigh its margin plays its matches so).
+pub fn match_search(simulations: u32, gumbel: bool, score_weight: f32) -> SearchConfig {
     SearchConfig {
         simulations,
         gumbel,
+        score_weight,
         ..SearchConfig::for_play()
     }
 }
@@ -132,7 +137,7 @@ pub fn play<G: GamePlayers>(
         &checkpoint::generation_dir(checkpoints, network),
         &device,
     )?;
-    let search = match_search(bc.simulations, bc.gumbel);
+    let search = match_search(bc.simulations, bc.gumbel, cfg.search.score_weight);
     let net = network_spec(checkpoints, network, &search);
     let arena = ArenaConfig {
         players: bc.opponents.clone(),
