@@ -325,3 +325,48 @@ fn the_placing_bench_proves_six_a_draw_and_prints_its_rates() {
     assert!(v["start_states"].as_u64().unwrap() > 0, "{v}");
     assert!(v["states_per_s"].as_f64().unwrap() > 0.0, "{v}");
 }
+
+#[test]
+fn grade_searches_the_placing_phase_within_solver_nodes_and_without_limit_at_0() {
+    // Over Six's moving layers alone (as Nine's database is), `grade`
+    // answers placing decisions by search: with no limit every decision
+    // is graded, with a budget of one state the placing ones go unsolved.
+    use common::cli::{succeeded, yz};
+    let (_, moving) = dbs(Variant::Six);
+    let grade = |nodes: &str| {
+        let out = succeeded(&yz([
+            "grade",
+            "--game",
+            "morris",
+            "--variant",
+            "six",
+            "--db",
+            moving.to_str().unwrap(),
+            "--player",
+            "random",
+            "--games",
+            "2",
+            "--positions",
+            "0",
+            "--vs-perfect",
+            "2",
+            "--solver-nodes",
+            nodes,
+            "--json",
+        ]));
+        serde_json::from_str::<serde_json::Value>(&out).unwrap()
+    };
+    let all = grade("0");
+    for key in ["own_games", "versus_perfect_decisions"] {
+        let t = &all[key];
+        assert!(t["decisions"].as_u64().unwrap() > 0, "{all}");
+        assert_eq!(t["unsolved"].as_u64(), Some(0), "{key}: {all}");
+    }
+    // Random play loses to perfect play; the perfect side's moves are exact.
+    assert_eq!(all["versus_perfect"]["wins"].as_u64(), Some(0), "{all}");
+    let starved = grade("1");
+    assert!(
+        starved["own_games"]["unsolved"].as_u64().unwrap() > 0,
+        "{starved}"
+    );
+}

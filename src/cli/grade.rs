@@ -62,10 +62,14 @@ pub struct Args {
     /// on each side.
     #[arg(long, default_value_t = 20)]
     pub vs_perfect: usize,
-    /// Grid game: positions the solver may search for one question (a
-    /// decision's values, or its move in a game) before leaving it
-    /// unanswered (about 2 µs and 40 bytes each): where Player 2 has
-    /// strayed and Player 1 wins late, one question can take minutes.
+    /// Grid game and Connect Four: positions the solver may search for one
+    /// question (a decision's values, or its move in a game) before leaving
+    /// it unanswered (about 2 µs and 40 bytes each): where Player 2 has
+    /// strayed and Player 1 wins late, one question can take minutes. Nine
+    /// Men's Morris: placing-phase states the exact search may expand for
+    /// one question, the grader's and the perfect player's (0: no limit,
+    /// so that every placing decision is graded and perfect play is
+    /// perfect from the first stone).
     #[arg(long, default_value_t = 2_000_000, value_name = "N")]
     pub solver_nodes: u64,
     /// Random decisions opening each of the player's own games.

@@ -952,6 +952,10 @@ fn endgame_total(report: &GradeReport) -> Tally {
         .fold(Tally::default(), |a, t| a.merged(t))
 }
 
+/// The placing-phase search's table in a grade: large, as one grade asks
+/// thousands of related questions.
+const GRADE_SEARCH_TABLE: usize = 2 << 30;
+
 /// `grade` for Morris: the player's decisions against the solved
 /// database ([`super::grade`]), printed.
 pub(crate) fn grade(game: &Morris, req: &GradeRequest) -> anyhow::Result<()> {
@@ -969,7 +973,14 @@ pub(crate) fn grade(game: &Morris, req: &GradeRequest) -> anyhow::Result<()> {
             dir.display()
         )
     };
-    let db = Arc::new(Database::open(&dir, game.rules).with_context(missing)?);
+    // Nine's placing phase has no files: the grader and the perfect player
+    // answer it by search, one table for the whole grade so that later
+    // games reuse what earlier ones proved.
+    let budget = (req.solver_nodes > 0).then_some(req.solver_nodes);
+    let db = Database::open(&dir, game.rules)
+        .with_context(missing)?
+        .with_placing_search(GRADE_SEARCH_TABLE, budget);
+    let db = Arc::new(db);
     ensure!(db.layers().next().is_some(), missing());
     let mut head = match &req.checkpoint {
         Some(c) => Some(checkpoint::load_evaluator(game, c, req.backend)?),
