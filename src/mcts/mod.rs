@@ -65,7 +65,7 @@ use crate::game::State;
 pub use bench::{OneGameBench, SearchBench, bench_one_game, bench_search, bench_search_with};
 pub use config::SearchConfig;
 use gumbel::GumbelRoot;
-use tree::{NodeId, NodeState, Tree, terminal_margin, terminal_wdl};
+use tree::{NodeId, NodeState, Tree};
 
 /// What can go wrong when driving a search.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
@@ -341,9 +341,10 @@ impl<S: State> Search<S> {
                     self.pending.push_back(path);
                 }
                 NodeState::Terminal => {
-                    let view = leaf.view;
-                    let wdl = terminal_wdl(&leaf.pos, view);
-                    let margin = terminal_margin(&leaf.pos, view);
+                    // The exact result and margin were set when the node
+                    // was made; every visit backs them up unchanged.
+                    let wdl = leaf.raw_wdl.expect("a terminal node knows its result");
+                    let (margin, view) = (leaf.raw_margin, leaf.view);
                     self.tree.backup(&path, wdl, margin, view);
                     self.mv.sims += 1;
                     self.total_sims += 1;

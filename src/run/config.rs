@@ -657,6 +657,13 @@ fn flatten(cfg: &RunConfig) -> BTreeMap<String, String> {
 mod tests {
     use super::*;
 
+    /// The error that refuses config `text` (read as `c.toml`), as shown.
+    fn refusal(text: &str) -> String {
+        RunConfig::from_toml(text, "c.toml")
+            .unwrap_err()
+            .to_string()
+    }
+
     #[test]
     fn shipped_configs_parse_and_validate() {
         let d = RunConfig::load(None).unwrap();
@@ -698,34 +705,22 @@ mod tests {
 
     #[test]
     fn bad_keys_are_named() {
-        let e = RunConfig::from_toml("[train]\nlearning_rat = 0.1\n", "c.toml")
-            .unwrap_err()
-            .to_string();
+        let e = refusal("[train]\nlearning_rat = 0.1\n");
         assert!(e.contains("c.toml") && e.contains("learning_rat"), "{e}");
-        let e = RunConfig::from_toml("[search]\nsimulations = \"many\"\n", "c.toml")
-            .unwrap_err()
-            .to_string();
+        let e = refusal("[search]\nsimulations = \"many\"\n");
         assert!(e.contains("simulations"), "{e}");
-        let e = RunConfig::from_toml("[gating]\nthreshold = 1.5\n", "c.toml")
-            .unwrap_err()
-            .to_string();
+        let e = refusal("[gating]\nthreshold = 1.5\n");
         assert!(e.contains("gating.threshold"), "{e}");
-        let e = RunConfig::from_toml("[train]\nsearch_value_weight = 1.5\n", "c.toml")
-            .unwrap_err()
-            .to_string();
+        let e = refusal("[train]\nsearch_value_weight = 1.5\n");
         assert!(e.contains("train.search_value_weight"), "{e}");
         for text in [
             "[selfplay]\nside_games = 1.5\n",
             "[selfplay]\nside_games = -0.5\n",
         ] {
-            let e = RunConfig::from_toml(text, "c.toml")
-                .unwrap_err()
-                .to_string();
+            let e = refusal(text);
             assert!(e.contains("c.toml") && e.contains("side_games"), "{e}");
         }
-        let e = RunConfig::from_toml("[selfplay]\nresign_check_share = 2.0\n", "c.toml")
-            .unwrap_err()
-            .to_string();
+        let e = refusal("[selfplay]\nresign_check_share = 2.0\n");
         assert!(e.contains("resign_check_share"), "{e}");
         for (text, needle) in [
             ("[search]\nscore_weight = -1.0\n", "score_weight"),
@@ -735,15 +730,11 @@ mod tests {
                 "margin_loss_weight",
             ),
         ] {
-            let e = RunConfig::from_toml(text, "c.toml")
-                .unwrap_err()
-                .to_string();
+            let e = refusal(text);
             assert!(e.contains("c.toml") && e.contains(needle), "{e}");
         }
         RunConfig::from_toml("[search]\nscore_weight = 0.5\n", "c.toml").unwrap();
-        let e = RunConfig::from_toml("[typo]\nx = 1\n", "c.toml")
-            .unwrap_err()
-            .to_string();
+        let e = refusal("[typo]\nx = 1\n");
         assert!(e.contains("typo"), "{e}");
     }
 
@@ -760,9 +751,7 @@ mod tests {
             ("[selfplay]\nserver_batch = 0\n", "server_batch"),
             ("[selfplay]\nserver_wait_ms = -2.0\n", "server_wait_ms"),
         ] {
-            let e = RunConfig::from_toml(text, "c.toml")
-                .unwrap_err()
-                .to_string();
+            let e = refusal(text);
             assert!(e.contains("c.toml") && e.contains(needle), "{e}");
         }
     }
@@ -780,9 +769,7 @@ mod tests {
                 "opponents need at least one",
             ),
         ] {
-            let e = RunConfig::from_toml(text, "c.toml")
-                .unwrap_err()
-                .to_string();
+            let e = refusal(text);
             assert!(e.contains("baseline") && e.contains(needle), "{e}");
         }
         let off = RunConfig::from_toml("[baseline]\nevery = 0\nopponents = []\n", "c.toml");
@@ -801,9 +788,7 @@ mod tests {
             ("[game]\nvariant = \"speed\"\n", "no variant `speed`"),
             ("[selfplay]\nblitz = true\n", "variant = \"blitz\""),
         ] {
-            let e = RunConfig::from_toml(text, "c.toml")
-                .unwrap_err()
-                .to_string();
+            let e = refusal(text);
             assert!(e.contains("c.toml") && e.contains(needle), "{e}");
         }
     }
