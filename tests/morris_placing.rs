@@ -326,35 +326,26 @@ fn the_placing_bench_proves_six_a_draw_and_prints_its_rates() {
     assert!(v["states_per_s"].as_f64().unwrap() > 0.0, "{v}");
 }
 
+/// `yinsh-zero` with `args` (words split at spaces, then `extra`), which
+/// must succeed; its standard output read as JSON.
+fn json_run(args: &str, extra: &[&str]) -> serde_json::Value {
+    use common::cli::{succeeded, yz};
+    let out = succeeded(&yz(args.split_whitespace().chain(extra.iter().copied())));
+    serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"))
+}
+
 #[test]
 fn grade_searches_the_placing_phase_within_solver_nodes_and_without_limit_at_0() {
     // Over Six's moving layers alone (as Nine's database is), `grade`
     // answers placing decisions by search: with no limit every decision
     // is graded, with a budget of one state the placing ones go unsolved.
-    use common::cli::{succeeded, yz};
     let (_, moving) = dbs(Variant::Six);
     let grade = |nodes: &str| {
-        let out = succeeded(&yz([
-            "grade",
-            "--game",
-            "morris",
-            "--variant",
-            "six",
-            "--db",
-            moving.to_str().unwrap(),
-            "--player",
-            "random",
-            "--games",
-            "2",
-            "--positions",
-            "0",
-            "--vs-perfect",
-            "2",
-            "--solver-nodes",
-            nodes,
-            "--json",
-        ]));
-        serde_json::from_str::<serde_json::Value>(&out).unwrap()
+        json_run(
+            "grade --game morris --variant six --player random --games 2 --positions 0 \
+             --vs-perfect 2 --json",
+            &["--db", moving.to_str().unwrap(), "--solver-nodes", nodes],
+        )
     };
     let all = grade("0");
     for key in ["own_games", "versus_perfect_decisions"] {
@@ -369,4 +360,58 @@ fn grade_searches_the_placing_phase_within_solver_nodes_and_without_limit_at_0()
         starved["own_games"]["unsolved"].as_u64().unwrap() > 0,
         "{starved}"
     );
+}
+
+#[test]
+fn the_question_bench_answers_every_sampled_position_or_counts_it_over_budget() {
+    use common::cli::{failed, yz};
+    let (_, moving) = dbs(Variant::Six);
+    let db = moving.to_str().unwrap();
+    let bench = |budget: &str| {
+        json_run(
+            "bench morris-questions --variant six --turns 2-4 --samples 3 --json",
+            &["--db", db, "--budget", budget],
+        )
+    };
+    let free = bench("0");
+    let rows = free["turns"].as_array().unwrap();
+    assert_eq!(rows.len(), 3, "{free}");
+    for (r, turn) in rows.iter().zip(2..) {
+        assert_eq!(r["turn"], turn, "{r}");
+        let n = |k: &str| r[k].as_u64().unwrap();
+        assert_eq!((n("answered"), n("over_budget")), (3, 0), "{r}");
+        assert!(
+            n("states_median") > 0,
+            "a placing position two turns in needs search: {r}"
+        );
+        assert!(
+            n("states_median") <= n("states_p90") && n("states_p90") <= n("states_max"),
+            "{r}"
+        );
+    }
+    // One state a question: no placing position can be answered.
+    for r in bench("1")["turns"].as_array().unwrap() {
+        assert_eq!(
+            (r["answered"].as_u64(), r["over_budget"].as_u64()),
+            (Some(0), Some(3)),
+            "{r}"
+        );
+    }
+    for (turns, needle) in [
+        ("9-3", "after the last"),
+        ("12", "turns 0 to 11"),
+        ("x", "no turn"),
+    ] {
+        let e = failed(&yz([
+            "bench",
+            "morris-questions",
+            "--variant",
+            "six",
+            "--db",
+            db,
+            "--turns",
+            turns,
+        ]));
+        assert!(e.contains("--turns") && e.contains(needle), "{e}");
+    }
 }

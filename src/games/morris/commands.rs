@@ -79,6 +79,44 @@ pub enum BenchCommand {
     /// into their indices (canonical form, mover, rank), as every un-move
     /// and capture of the solver does; look-ups per second.
     MorrisIndex(IndexBenchArgs),
+    /// What a placing-phase question costs: random positions N turns from
+    /// the start, each answered action by action as the page's "show
+    /// perfect move" and the `perfect` player ask (the placing book first,
+    /// then search, from a cold table); states expanded and seconds per
+    /// position, turn by turn. Without --db, over Six Men's Morris's moving
+    /// phase solved into a temporary folder.
+    MorrisQuestions(QuestionBenchArgs),
+}
+
+#[derive(clap::Args)]
+pub struct QuestionBenchArgs {
+    /// A database directory whose placing phase is searched (Nine's);
+    /// default: Six's moving phase alone, solved for the bench.
+    #[arg(long)]
+    db: Option<PathBuf>,
+    /// The variant of --db.
+    #[arg(long, default_value = "nine")]
+    variant: String,
+    /// The turns from the start to sample, e.g. `3-16` or `4` (a turn is a
+    /// placement with the removal a mill brings); default: from 3 to the
+    /// last placement.
+    #[arg(long)]
+    turns: Option<String>,
+    /// Positions per turn.
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    samples: u32,
+    /// Most states one action's question may expand (0: no limit); a
+    /// position over it is counted, not answered.
+    #[arg(long, default_value_t = 20_000_000)]
+    budget: u64,
+    /// The search's table in MB (the page's is 64).
+    #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u64).range(1..=65536))]
+    table_mb: u64,
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(clap::Args)]
@@ -130,6 +168,7 @@ impl BenchCommand {
             BenchCommand::MorrisPlacing(a) => bench_placing(a),
             BenchCommand::MorrisSolve(a) => bench_solve(a),
             BenchCommand::MorrisIndex(a) => bench_index(a),
+            BenchCommand::MorrisQuestions(a) => bench_questions(a),
         }
     }
 }
@@ -317,6 +356,169 @@ fn bench_placing(args: PlacingBenchArgs) -> anyhow::Result<()> {
         rate(book_stats.nodes, book_secs),
         rate(book_stats.lookups, book_secs)
     );
+    Ok(())
+}
+
+/// `--turns`: `a-b` or `a`, within the placing phase.
+fn turn_range(text: &str, stones: u8) -> anyhow::Result<std::ops::RangeInclusive<u8>> {
+    let last = 2 * stones - 1;
+    let parse = |t: &str| -> anyhow::Result<u8> {
+        let n: u8 = t
+            .trim()
+            .parse()
+            .with_context(|| format!("--turns `{text}`: `{t}` is no turn number"))?;
+        ensure!(
+            n <= last,
+            "--turns `{text}`: the placing phase has turns 0 to {last}"
+        );
+        Ok(n)
+    };
+    let (a, b) = match text.split_once('-') {
+        Some((a, b)) => (parse(a)?, parse(b)?),
+        None => (parse(text)?, parse(text)?),
+    };
+    ensure!(
+        a <= b,
+        "--turns `{text}`: the first turn comes after the last"
+    );
+    Ok(a..=b)
+}
+
+/// A position `turns` turns from the start by uniform random actions (a
+/// removal finishes its turn), or `None` when the game left the placing
+/// phase or ended first.
+fn random_placing_position(
+    v: Variant,
+    turns: u8,
+    rng: &mut impl rand::Rng,
+) -> anyhow::Result<Option<Position>> {
+    let mut pos = Position::start(v);
+    for _ in 0..turns {
+        loop {
+            let legal = pos.legal_actions();
+            let a = legal[rng.random_range(0..legal.len())];
+            pos.play(a)?;
+            if pos.is_over() {
+                return Ok(None);
+            }
+            if !pos.removing() {
+                break;
+            }
+        }
+    }
+    let placing = pos.hand(pos.to_act()) > 0 || pos.hand(!pos.to_act()) > 0;
+    Ok(placing.then_some(pos))
+}
+
+/// The `q`-quantile of sorted `xs` (nearest rank).
+fn quantile<T: Copy>(xs: &[T], q: f64) -> Option<T> {
+    let n = xs.len();
+    (n > 0).then(|| xs[((q * n as f64).ceil() as usize).clamp(1, n) - 1])
+}
+
+fn bench_questions(args: QuestionBenchArgs) -> anyhow::Result<()> {
+    use rand::{SeedableRng, rngs::SmallRng};
+    let v = match &args.db {
+        Some(_) => variant(&args.variant)?,
+        None => Variant::Six,
+    };
+    let stones = v.geometry().stones;
+    let turns = match &args.turns {
+        Some(text) => turn_range(text, stones)?,
+        None => 3..=2 * stones - 1,
+    };
+    let tmp;
+    let db = match &args.db {
+        Some(dir) => Database::open(dir, v)?,
+        None => {
+            tmp = tempfile::tempdir().context("a temporary folder")?;
+            moving_phase_only(v, tmp.path())?.0
+        }
+    };
+    let budget = (args.budget > 0).then_some(args.budget);
+    let db = db.with_placing_search((args.table_mb << 20) as usize, budget);
+    let mut rng = SmallRng::seed_from_u64(args.seed);
+    let mut rows = Vec::new();
+    for turn in turns {
+        // (states expanded, seconds) of each answered position.
+        let (mut answered, mut over, mut tries) = (Vec::new(), 0u32, 0u32);
+        while answered.len() as u32 + over < args.samples {
+            tries += 1;
+            ensure!(
+                tries <= 100 * args.samples,
+                "turn {turn}: random play left the placing phase too often"
+            );
+            let Some(pos) = random_placing_position(v, turn, &mut rng)? else {
+                continue;
+            };
+            db.forget_searches();
+            let t = Instant::now();
+            let result = db.action_values(&pos);
+            let secs = t.elapsed().as_secs_f64();
+            let states = db.search_stats().nodes;
+            match result {
+                Ok(_) => answered.push((states, secs)),
+                Err(super::db::DbError::SearchLimit { .. }) => over += 1,
+                Err(e) => return Err(e).with_context(|| format!("turn {turn}: {pos}")),
+            }
+        }
+        let mut states: Vec<u64> = answered.iter().map(|a| a.0).collect();
+        let mut secs: Vec<f64> = answered.iter().map(|a| a.1).collect();
+        states.sort_unstable();
+        secs.sort_by(f64::total_cmp);
+        rows.push(json!({
+            "turn": turn,
+            "positions": args.samples,
+            "answered": answered.len(),
+            "over_budget": over,
+            "states_median": quantile(&states, 0.5),
+            "states_p90": quantile(&states, 0.9),
+            "states_max": states.last(),
+            "seconds_median": quantile(&secs, 0.5),
+            "seconds_p90": quantile(&secs, 0.9),
+            "seconds_max": secs.last(),
+        }));
+    }
+    if args.json {
+        println!(
+            "{}",
+            json!({
+                "variant": v.name(),
+                "budget": args.budget,
+                "table_mb": args.table_mb,
+                "seed": args.seed,
+                "turns": rows,
+            })
+        );
+        return Ok(());
+    }
+    println!(
+        "{}: every action of random placing positions, cold {} MB table, {} states a \
+         question at most; one thread",
+        title(v),
+        args.table_mb,
+        budget.map_or("no limit on".to_string(), |b| b.to_string())
+    );
+    println!(
+        "{:>4} {:>9} {:>5} {:>12} {:>12} {:>12} {:>9} {:>9} {:>9}",
+        "turn", "answered", "over", "states p50", "p90", "max", "s p50", "p90", "max"
+    );
+    for r in &rows {
+        let n = |k: &str| r[k].as_u64().map_or("-".to_string(), |x| x.to_string());
+        let f = |k: &str| r[k].as_f64().map_or("-".to_string(), |x| format!("{x:.3}"));
+        println!(
+            "{:>4} {:>9} {:>5} {:>12} {:>12} {:>12} {:>9} {:>9} {:>9}",
+            n("turn"),
+            format!("{}/{}", n("answered"), n("positions")),
+            n("over_budget"),
+            n("states_median"),
+            n("states_p90"),
+            n("states_max"),
+            f("seconds_median"),
+            f("seconds_p90"),
+            f("seconds_max")
+        );
+    }
     Ok(())
 }
 

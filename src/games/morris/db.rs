@@ -731,6 +731,13 @@ impl Database {
         self
     }
 
+    /// Drops the placing-phase search and its table: the next question
+    /// starts cold, as in a database just opened, with the layers already
+    /// read kept.
+    pub fn forget_searches(&self) {
+        *self.placing.lock().unwrap() = None;
+    }
+
     /// The work the placing-phase search has done so far.
     pub fn search_stats(&self) -> SearchStats {
         self.placing
