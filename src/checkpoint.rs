@@ -82,6 +82,12 @@ pub struct CheckpointMeta {
     /// generations it is the mean of; empty for a trained one.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub averaged_from: Vec<u64>,
+    /// The weight of the expected final margin in the search the network
+    /// learned under (`[search] score_weight`): a `net-mcts` player that is
+    /// not told a `score=` searches with it, as the network was trained to
+    /// be searched. 0 (left out of the file): the result alone.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub score_weight: f32,
 }
 
 impl CheckpointMeta {
@@ -103,8 +109,13 @@ impl CheckpointMeta {
             gating: None,
             created_unix: now_unix(),
             averaged_from: Vec::new(),
+            score_weight: 0.0,
         }
     }
+}
+
+fn is_zero(x: &f32) -> bool {
+    *x == 0.0
 }
 
 /// Seconds since the Unix epoch (0 on a clock set before it).

@@ -387,4 +387,50 @@ fn a_score_weighted_run_trains_margins_and_plays_its_matches_with_the_weight() {
     for g in &games {
         assert!(g.first.ends_with(",score=0.5"), "{g:?}");
     }
+    // The checkpoint remembers the weight, and a player of the network
+    // searches with it unless its spec says otherwise.
+    let ckpts = run.join("checkpoints");
+    let meta = checkpoint::read_meta(&checkpoint::resolve(&ckpts).unwrap()).unwrap();
+    assert_eq!(meta.score_weight, 0.5);
+    let choices = |extra: &str| {
+        let spec = format!("net-mcts:checkpoint={},sims=48{extra}", ckpts.display());
+        let mut player = yinsh_zero::arena::parse_game_player(&game, &spec, 3).unwrap();
+        [
+            "", "44", "4433", "445", "12345", "445566", "776655", "112233",
+        ]
+        .iter()
+        .map(|moves| {
+            let pos = yinsh_zero::games::connect4::Position::from_moves(moves).unwrap();
+            player.new_game(&pos);
+            let column = player.choose(&pos).to_string();
+            (column, player.info().and_then(|i| i.value))
+        })
+        .collect::<Vec<_>>()
+    };
+    let trained = choices("");
+    assert_eq!(trained, choices(",score=0.5"));
+    assert_ne!(
+        trained,
+        choices(",score=0"),
+        "the weight changes nothing here"
+    );
+    // A weight out of range in meta.json is refused, named.
+    let bad = tmp.path().join("bad");
+    fs::create_dir(&bad).unwrap();
+    let good = checkpoint::resolve(&ckpts).unwrap();
+    for f in ["model.bpk", "meta.json"] {
+        fs::copy(good.join(f), bad.join(f)).unwrap();
+    }
+    let text = fs::read_to_string(bad.join("meta.json")).unwrap();
+    let text = text.replace("\"score_weight\": 0.5", "\"score_weight\": 50.0");
+    fs::write(bad.join("meta.json"), text).unwrap();
+    let spec = format!("net-mcts:checkpoint={},sims=8", bad.display());
+    let e = yinsh_zero::arena::parse_game_player(&game, &spec, 3)
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(
+        e.contains("score_weight 50") && e.contains("from 0 to 10"),
+        "{e}"
+    );
 }

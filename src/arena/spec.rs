@@ -458,6 +458,9 @@ pub fn parse_game_player<G: GamePlayers>(
             // Loading the network comes last: a bad option is reported
             // without reading a checkpoint first.
             let ev = load_net(game, &spec, threads)?;
+            if spec.get("score").is_none() {
+                config.score_weight = trained_score_weight(&spec)?;
+            }
             Box::new(SearchPlayer::new(spec.to_string(), ev, config, time, seed).with_batch(batch))
         }
         other => unreachable!("KNOWN_PLAYERS lists `{other}` but nothing builds it"),
@@ -591,6 +594,30 @@ fn load_checkpoint<G: Game>(
             why: e.to_string(),
         }
     })
+}
+
+/// The score weight the spec's checkpoint (already loaded) was trained
+/// with, checked as a `score=` option would be.
+fn trained_score_weight(spec: &PlayerSpec) -> Result<f32, PlayerSpecError> {
+    let dir = spec.get("checkpoint").unwrap_or_default();
+    let bad = |why: String| PlayerSpecError::BadValue {
+        player: spec.name.clone(),
+        key: "checkpoint".into(),
+        value: dir.into(),
+        why,
+    };
+    let meta = crate::checkpoint::resolve(std::path::Path::new(dir))
+        .and_then(|d| crate::checkpoint::read_meta(&d))
+        .map_err(|e| bad(e.to_string()))?;
+    let w = meta.score_weight;
+    let probe = SearchConfig {
+        score_weight: w,
+        ..SearchConfig::for_play()
+    };
+    probe
+        .validate()
+        .map_err(|_| bad(format!("meta.json's score_weight {w} is not from 0 to 10")))?;
+    Ok(w)
 }
 
 /// Sets a search option from `value`, its range being the search config's

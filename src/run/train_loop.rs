@@ -264,7 +264,10 @@ impl<'a, G: GamePlayers> Loop<'a, G> {
         let log = MetricsLog::open(&run.logs())?;
         if checkpoint::list(&ckpts)?.is_empty() {
             let model = super::initial_model(game, &cfg, &device);
-            let meta = CheckpointMeta::new(game, 0, cfg.model.clone());
+            let meta = CheckpointMeta {
+                score_weight: cfg.search.score_weight,
+                ..CheckpointMeta::new(game, 0, cfg.model.clone())
+            };
             checkpoint::save(&ckpts, &meta, &model, None)?;
             checkpoint::write_best(&ckpts, 0)?;
         }
@@ -412,6 +415,7 @@ impl<'a, G: GamePlayers> Loop<'a, G> {
                 .map(|(p, _)| run.relative(p))
                 .collect(),
             games_played: self.meta.games_played + games,
+            score_weight: self.ctx.cfg.search.score_weight,
             ..CheckpointMeta::new(self.ctx.game, g, self.ctx.cfg.model.clone())
         }
     }
