@@ -493,11 +493,12 @@ fn bench_questions(args: QuestionBenchArgs) -> anyhow::Result<()> {
         return Ok(());
     }
     println!(
-        "{}: every action of random placing positions, cold {} MB table, {} states a \
-         question at most; one thread",
+        "{}: every action of random placing positions, cold {} MB table, {}; one thread",
         title(v),
         args.table_mb,
-        budget.map_or("no limit on".to_string(), |b| b.to_string())
+        budget.map_or("no limit on a question's states".to_string(), |b| format!(
+            "at most {b} states a question"
+        ))
     );
     println!(
         "{:>4} {:>9} {:>5} {:>12} {:>12} {:>12} {:>9} {:>9} {:>9}",
