@@ -70,6 +70,10 @@ pub struct CheckpointMeta {
     /// Record files in the replay window, oldest first, relative to the
     /// run directory: the replay cursor. Files beyond these are new.
     pub replay_files: Vec<String>,
+    /// How many of `replay_files`, oldest first, no longer hold a position
+    /// of the window: a resume neither reads nor fetches them.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub replay_spent: usize,
     /// Self-play games played with the best network so far.
     pub games_played: u64,
     /// Seed stream position: every random draw of generation `g` is seeded
@@ -104,6 +108,7 @@ impl CheckpointMeta {
             samples_trained: 0,
             train_steps: 0,
             replay_files: Vec::new(),
+            replay_spent: 0,
             games_played: 0,
             rng_stream: generation,
             gating: None,
@@ -114,8 +119,8 @@ impl CheckpointMeta {
     }
 }
 
-fn is_zero(x: &f32) -> bool {
-    *x == 0.0
+fn is_zero<T: Default + PartialEq>(x: &T) -> bool {
+    *x == T::default()
 }
 
 /// Seconds since the Unix epoch (0 on a clock set before it).
@@ -284,6 +289,7 @@ pub fn average_checkpoints<G: Game>(
     generations.sort_unstable();
     let meta = CheckpointMeta {
         replay_files: Vec::new(),
+        replay_spent: 0,
         averaged_from: generations,
         gating: None,
         created_unix: now_unix(),

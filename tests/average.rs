@@ -34,6 +34,7 @@ fn generation(ckpts: &Path, g: u64, channels: usize) -> PathBuf {
         .init(&GAME.net_shape(), &default_device());
     let meta = CheckpointMeta {
         replay_files: vec![format!("selfplay/g{g:06}.bin")],
+        replay_spent: 0,
         ..CheckpointMeta::new(&GAME, g, shape)
     };
     checkpoint::save(ckpts, &meta, &model, Some(b"optimizer state")).unwrap()

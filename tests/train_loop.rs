@@ -190,6 +190,51 @@ fn the_tiny_loop_writes_checkpoints_metrics_and_resumes() {
 }
 
 #[test]
+fn a_resumed_run_reads_only_the_record_files_its_window_still_holds() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = tmp.path().join("run");
+    // A window of 20 positions: each generation's games push the older
+    // files' positions out.
+    let small = "replay.min_size = 10\nreplay.max_size = 20";
+    let cfg = write_config(tmp.path(), "c.toml", &tiny(small));
+    succeeded(&train(&cfg, &run));
+    let m2 = checkpoint::read_meta(&run.join("checkpoints/000002")).unwrap();
+    // The cursor still names every file, so none is taken for new again.
+    assert_eq!(m2.replay_files.len(), record_files(&run).len());
+    assert!(
+        m2.replay_spent > 0 && m2.replay_spent < m2.replay_files.len(),
+        "{} of {} spent",
+        m2.replay_spent,
+        m2.replay_files.len()
+    );
+    // Going on needs only the files that still hold positions.
+    for f in &m2.replay_files[..m2.replay_spent] {
+        fs::remove_file(run.join(f)).unwrap();
+    }
+    let more = format!("{small}\nloop.generations = 3");
+    let cfg3 = write_config(tmp.path(), "c3.toml", &tiny(&more));
+    let out = train(&cfg3, &run);
+    succeeded(&out);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !err.contains("are gone") && !err.contains("skipping record file"),
+        "{err}"
+    );
+    let m3 = checkpoint::read_meta(&run.join("checkpoints/000003")).unwrap();
+    assert_eq!(
+        m3.replay_files[..m2.replay_files.len()],
+        m2.replay_files[..]
+    );
+    assert_eq!(
+        m3.replay_files.len(),
+        m2.replay_files.len() + record_files(&run).len()
+            - (m2.replay_files.len() - m2.replay_spent)
+    );
+    assert!(m3.replay_spent >= m2.replay_spent && m3.replay_spent < m3.replay_files.len());
+    assert!(m3.positions_generated > m2.positions_generated && m3.train_steps > m2.train_steps);
+}
+
+#[test]
 fn a_kill_during_self_play_loses_no_finished_game() {
     let tmp = tempfile::tempdir().unwrap();
     let run = tmp.path().join("run");

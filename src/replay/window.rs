@@ -142,6 +142,10 @@ pub struct ReplayWindow<G: Game> {
     samples: VecDeque<WindowSample<G::State>>,
     /// Files added so far, oldest first, with their sample counts.
     files: Vec<(PathBuf, usize)>,
+    /// `files[held_from..]` are those some of whose positions are held.
+    held_from: usize,
+    /// The sum of those files' counts: the positions they hold, evicted or not.
+    held_samples: usize,
     generated: u64,
 }
 
@@ -152,6 +156,8 @@ impl<G: Game> ReplayWindow<G> {
             config,
             samples: VecDeque::new(),
             files: Vec::new(),
+            held_from: 0,
+            held_samples: 0,
             generated: 0,
         }
     }
@@ -170,9 +176,19 @@ impl<G: Game> ReplayWindow<G> {
         self.samples.is_empty()
     }
 
-    /// Files added so far, oldest first, with their sample counts.
+    /// Files added so far, oldest first, with their sample counts (0 for
+    /// those a resumed window took as spent, unread): what a checkpoint
+    /// lists as its replay cursor, so that a resumed run takes every file
+    /// not among them as new.
     pub fn files(&self) -> &[(PathBuf, usize)] {
         &self.files
+    }
+
+    /// How many of [`files`](Self::files), oldest first, have had every
+    /// position leave the window: a resumed run need not read them again
+    /// (nor fetch them from a store), however long the run has been.
+    pub fn spent_files(&self) -> usize {
+        self.held_from
     }
 
     /// Reads a record file and adds its positions, dropping the oldest ones
@@ -182,7 +198,51 @@ impl<G: Game> ReplayWindow<G> {
         let file = record::read(&self.game, path)?;
         let n = file.samples.len();
         self.generated += n as u64;
-        for s in file.samples {
+        self.push(path, file.samples, self.config.size(self.generated));
+        Ok(n)
+    }
+
+    /// Refills a resumed run's window from the files its checkpoint listed
+    /// (oldest first), `generated` positions having been made in the run
+    /// up to then, which sizes the window as it was. The first `spent` of
+    /// them left the window before: they are taken as added, unread. One
+    /// result per file read, as [`add_file`](Self::add_file) gives: a
+    /// missing or damaged file is skipped and the others still count.
+    pub fn restore<'p>(
+        &mut self,
+        paths: impl IntoIterator<Item = &'p Path>,
+        spent: usize,
+        generated: u64,
+    ) -> Vec<Result<usize, RecordError>> {
+        let keep = self.config.size(generated);
+        let mut read = 0u64;
+        let mut results = Vec::new();
+        for (i, path) in paths.into_iter().enumerate() {
+            if i < spent {
+                self.files.push((path.to_path_buf(), 0));
+                self.held_from += 1;
+                continue;
+            }
+            results.push(record::read(&self.game, path).map(|file| {
+                let n = file.samples.len();
+                read += n as u64;
+                self.push(path, file.samples, keep);
+                n
+            }));
+        }
+        self.generated = generated.max(self.generated + read);
+        let keep = self.config.size(self.generated);
+        while self.samples.len() > keep {
+            self.samples.pop_front();
+        }
+        self.forget_spent_files();
+        results
+    }
+
+    /// Appends a file's checked samples and trims the window to `keep`.
+    fn push(&mut self, path: &Path, samples: Vec<record::Sample>, keep: usize) {
+        let n = samples.len();
+        for s in samples {
             let position = self
                 .game
                 .read_state(&s.position)
@@ -196,12 +256,25 @@ impl<G: Game> ReplayWindow<G> {
                 search_wdl: s.search_wdl,
             });
         }
-        let keep = self.config.size(self.generated);
         while self.samples.len() > keep {
             self.samples.pop_front();
         }
         self.files.push((path.to_path_buf(), n));
-        Ok(n)
+        self.held_samples += n;
+        self.forget_spent_files();
+    }
+
+    /// Moves past the oldest held files while the newer ones alone hold
+    /// every sample of the window: samples leave oldest first, so those
+    /// files' positions are all gone.
+    fn forget_spent_files(&mut self) {
+        while let Some(&(_, n)) = self.files.get(self.held_from) {
+            if self.held_samples - n < self.samples.len() {
+                break;
+            }
+            self.held_samples -= n;
+            self.held_from += 1;
+        }
     }
 
     /// `n` positions drawn uniformly (with replacement) from the window.
@@ -240,15 +313,19 @@ mod tests {
         }
     }
 
+    fn window_of(min_size: usize, max_size: usize) -> WindowConfig {
+        WindowConfig {
+            min_size,
+            max_size,
+            alpha: 0.75,
+            beta: 0.4,
+        }
+    }
+
     #[test]
     fn keeps_the_newest_positions_and_skips_damaged_files() {
         let dir = tempfile::tempdir().unwrap();
-        let config = WindowConfig {
-            min_size: 10,
-            max_size: 15,
-            alpha: 0.75,
-            beta: 0.4,
-        };
+        let config = window_of(10, 15);
         let mut w = ReplayWindow::new(Yinsh::standard(), config.clone());
         for (i, tag) in [(0, -1), (1, 0), (2, 1)] {
             let p = dir.path().join(format!("{i}.bin"));
@@ -264,11 +341,54 @@ mod tests {
         std::fs::write(&bad, b"YZRECORD garbage").unwrap();
         let e = w.add_file(&bad).unwrap_err().to_string();
         assert!(e.contains("bad.bin"), "{e}");
+        // The first file's positions are all gone: it is spent.
         assert_eq!(
-            (w.len(), w.generated(), w.files().len()),
-            (config.size(24), 24, 3)
+            (w.len(), w.generated(), w.files().len(), w.spent_files()),
+            (config.size(24), 24, 3, 1)
         );
         let mut rng = SmallRng::seed_from_u64(1);
         assert_eq!(w.sample(&mut rng, 100).len(), 100);
+    }
+
+    #[test]
+    fn a_restored_window_holds_what_the_listed_files_left_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let config = window_of(20, 40);
+        let mut w = ReplayWindow::new(Yinsh::standard(), config.clone());
+        for i in 0..30 {
+            let p = dir.path().join(format!("{i}.bin"));
+            record::write(&p, &file_of(5 + i % 4, [-1, 0, 1][i % 3])).unwrap();
+            w.add_file(&p).unwrap();
+            // Never more files held than it takes to hold the window.
+            let held = &w.files()[w.spent_files()..];
+            let newer: usize = held.iter().skip(1).map(|(_, n)| n).sum();
+            assert!(newer < w.len(), "file {i}: {held:?}");
+        }
+        assert!(w.spent_files() > 15 && w.len() == config.size(w.generated()));
+        let paths: Vec<_> = w.files().iter().map(|(p, _)| p.clone()).collect();
+        // The spent files are not read: gone, they are not missed.
+        let spent = w.spent_files();
+        for p in &paths[..spent] {
+            std::fs::remove_file(p).unwrap();
+        }
+        let mut back = ReplayWindow::new(Yinsh::standard(), config.clone());
+        let results = back.restore(paths.iter().map(|p| p.as_path()), spent, w.generated());
+        assert_eq!(results.len(), paths.len() - spent);
+        assert!(results.iter().all(|r| r.is_ok()));
+        assert_eq!(back.samples, w.samples);
+        assert_eq!(back.generated(), w.generated());
+        assert_eq!(back.spent_files(), spent);
+        assert_eq!(back.files()[spent..], w.files()[spent..]);
+        assert_eq!(back.files().len(), paths.len());
+        // A missing held file is reported and skipped; the window keeps its
+        // size law and the rest of what it held.
+        std::fs::remove_file(&paths[spent]).unwrap();
+        let mut gap = ReplayWindow::new(Yinsh::standard(), config);
+        let results = gap.restore(paths.iter().map(|p| p.as_path()), spent, w.generated());
+        assert!(results[0].is_err() && results[1..].iter().all(|r| r.is_ok()));
+        assert_eq!(gap.generated(), w.generated());
+        let rest: usize = w.files()[spent + 1..].iter().map(|(_, n)| n).sum();
+        assert_eq!(gap.len(), rest);
+        assert_eq!(gap.files().len(), paths.len() - 1);
     }
 }

@@ -383,6 +383,7 @@ pub fn warm_start<G: GamePlayers>(
             .iter()
             .map(|(p, _)| run.relative(p))
             .collect(),
+        replay_spent: window.spent_files(),
         score_weight: cfg.search.score_weight,
         ..CheckpointMeta::new(game, 0, cfg.model.clone())
     };

@@ -398,7 +398,7 @@ impl SharedRun {
         }
         let meta =
             checkpoint::read_meta(&checkpoint::generation_dir(&self.dir.checkpoints(), newest))?;
-        for f in &meta.replay_files {
+        for f in meta.replay_files.iter().skip(meta.replay_spent) {
             if !self.local(f).exists() {
                 // A record file the store lost is reported by the loop
                 // when it opens the window.

@@ -414,6 +414,7 @@ impl<'a, G: GamePlayers> Loop<'a, G> {
                 .iter()
                 .map(|(p, _)| run.relative(p))
                 .collect(),
+            replay_spent: self.window.spent_files(),
             games_played: self.meta.games_played + games,
             score_weight: self.ctx.cfg.search.score_weight,
             ..CheckpointMeta::new(self.ctx.game, g, self.ctx.cfg.model.clone())
@@ -451,8 +452,14 @@ fn restore_window<G: Game>(
     latest: u64,
 ) {
     let mut missing = 0;
-    for f in &meta.replay_files {
-        match window.add_file(&run.root.join(f)) {
+    let paths: Vec<_> = meta.replay_files.iter().map(|f| run.root.join(f)).collect();
+    let results = window.restore(
+        paths.iter().map(|p| p.as_path()),
+        meta.replay_spent,
+        meta.positions_generated,
+    );
+    for result in results {
+        match result {
             Ok(_) => {}
             Err(RecordError::Io { source, .. })
                 if source.kind() == std::io::ErrorKind::NotFound =>
@@ -466,7 +473,7 @@ fn restore_window<G: Game>(
         eprintln!(
             "{missing} of the {} record files of generation {latest}'s replay window are gone: \
              training goes on with what self-play writes from here",
-            meta.replay_files.len()
+            meta.replay_files.len() - meta.replay_spent.min(meta.replay_files.len())
         );
     }
 }
