@@ -208,12 +208,14 @@ impl<G: Game> ReplayWindow<G> {
     /// them left the window before: they are taken as added, unread. One
     /// result per file read, as [`add_file`](Self::add_file) gives: a
     /// missing or damaged file is skipped and the others still count.
+    /// For a new, empty window.
     pub fn restore<'p>(
         &mut self,
         paths: impl IntoIterator<Item = &'p Path>,
         spent: usize,
         generated: u64,
     ) -> Vec<Result<usize, RecordError>> {
+        debug_assert!(self.files.is_empty(), "restore fills a new window");
         let keep = self.config.size(generated);
         let mut read = 0u64;
         let mut results = Vec::new();

@@ -458,6 +458,7 @@ fn restore_window<G: Game>(
         meta.replay_spent,
         meta.positions_generated,
     );
+    let held = results.len();
     for result in results {
         match result {
             Ok(_) => {}
@@ -471,9 +472,8 @@ fn restore_window<G: Game>(
     }
     if missing > 0 {
         eprintln!(
-            "{missing} of the {} record files of generation {latest}'s replay window are gone: \
-             training goes on with what self-play writes from here",
-            meta.replay_files.len() - meta.replay_spent.min(meta.replay_files.len())
+            "{missing} of the {held} record files of generation {latest}'s replay window are gone: \
+             training goes on with what self-play writes from here"
         );
     }
 }
