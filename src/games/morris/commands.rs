@@ -440,44 +440,7 @@ fn bench_questions(args: QuestionBenchArgs) -> anyhow::Result<()> {
     let mut rng = SmallRng::seed_from_u64(args.seed);
     let mut rows = Vec::new();
     for turn in turns {
-        // (states expanded, seconds) of each answered position.
-        let (mut answered, mut over, mut tries) = (Vec::new(), 0u32, 0u32);
-        while answered.len() as u32 + over < args.samples {
-            tries += 1;
-            ensure!(
-                tries <= 100 * args.samples,
-                "turn {turn}: random play left the placing phase too often"
-            );
-            let Some(pos) = random_placing_position(v, turn, &mut rng)? else {
-                continue;
-            };
-            db.forget_searches();
-            let t = Instant::now();
-            let result = db.action_values(&pos);
-            let secs = t.elapsed().as_secs_f64();
-            let states = db.search_stats().nodes;
-            match result {
-                Ok(_) => answered.push((states, secs)),
-                Err(super::db::DbError::SearchLimit { .. }) => over += 1,
-                Err(e) => return Err(e).with_context(|| format!("turn {turn}: {pos}")),
-            }
-        }
-        let mut states: Vec<u64> = answered.iter().map(|a| a.0).collect();
-        let mut secs: Vec<f64> = answered.iter().map(|a| a.1).collect();
-        states.sort_unstable();
-        secs.sort_by(f64::total_cmp);
-        rows.push(json!({
-            "turn": turn,
-            "positions": args.samples,
-            "answered": answered.len(),
-            "over_budget": over,
-            "states_median": quantile(&states, 0.5),
-            "states_p90": quantile(&states, 0.9),
-            "states_max": states.last(),
-            "seconds_median": quantile(&secs, 0.5),
-            "seconds_p90": quantile(&secs, 0.9),
-            "seconds_max": secs.last(),
-        }));
+        rows.push(question_costs(&db, v, turn, args.samples, &mut rng)?);
     }
     if args.json {
         println!(
@@ -490,21 +453,78 @@ fn bench_questions(args: QuestionBenchArgs) -> anyhow::Result<()> {
                 "turns": rows,
             })
         );
-        return Ok(());
+    } else {
+        print_question_costs(v, &args, &rows);
     }
+    Ok(())
+}
+
+/// One row of `bench morris-questions`: what the database's answer to
+/// every action of `samples` random placing positions `turn` turns from
+/// the start costs, each asked with a cold search table.
+fn question_costs(
+    db: &Database,
+    v: Variant,
+    turn: u8,
+    samples: u32,
+    rng: &mut impl rand::Rng,
+) -> anyhow::Result<serde_json::Value> {
+    // (states expanded, seconds) of each answered position.
+    let (mut answered, mut over, mut tries) = (Vec::new(), 0u32, 0u32);
+    while answered.len() as u32 + over < samples {
+        tries += 1;
+        ensure!(
+            tries <= 100 * samples,
+            "turn {turn}: random play left the placing phase too often"
+        );
+        let Some(pos) = random_placing_position(v, turn, rng)? else {
+            continue;
+        };
+        db.forget_searches();
+        let t = Instant::now();
+        let result = db.action_values(&pos);
+        let secs = t.elapsed().as_secs_f64();
+        let states = db.search_stats().nodes;
+        match result {
+            Ok(_) => answered.push((states, secs)),
+            Err(super::db::DbError::SearchLimit { .. }) => over += 1,
+            Err(e) => return Err(e).with_context(|| format!("turn {turn}: {pos}")),
+        }
+    }
+    let mut states: Vec<u64> = answered.iter().map(|a| a.0).collect();
+    let mut secs: Vec<f64> = answered.iter().map(|a| a.1).collect();
+    states.sort_unstable();
+    secs.sort_by(f64::total_cmp);
+    Ok(json!({
+        "turn": turn,
+        "positions": samples,
+        "answered": answered.len(),
+        "over_budget": over,
+        "states_median": quantile(&states, 0.5),
+        "states_p90": quantile(&states, 0.9),
+        "states_max": states.last(),
+        "seconds_median": quantile(&secs, 0.5),
+        "seconds_p90": quantile(&secs, 0.9),
+        "seconds_max": secs.last(),
+    }))
+}
+
+/// `bench morris-questions`'s table, a row a turn.
+fn print_question_costs(v: Variant, args: &QuestionBenchArgs, rows: &[serde_json::Value]) {
     println!(
         "{}: every action of random placing positions, cold {} MB table, {}; one thread",
         title(v),
         args.table_mb,
-        budget.map_or("no limit on a question's states".to_string(), |b| format!(
-            "at most {b} states a question"
-        ))
+        match args.budget {
+            0 => "no limit on a question's states".to_string(),
+            b => format!("at most {b} states a question"),
+        }
     );
     println!(
         "{:>4} {:>9} {:>5} {:>12} {:>12} {:>12} {:>9} {:>9} {:>9}",
         "turn", "answered", "over", "states p50", "p90", "max", "s p50", "p90", "max"
     );
-    for r in &rows {
+    for r in rows {
         let n = |k: &str| r[k].as_u64().map_or("-".to_string(), |x| x.to_string());
         let f = |k: &str| r[k].as_f64().map_or("-".to_string(), |x| format!("{x:.3}"));
         println!(
@@ -520,7 +540,6 @@ fn bench_questions(args: QuestionBenchArgs) -> anyhow::Result<()> {
             f("seconds_max")
         );
     }
-    Ok(())
 }
 
 #[derive(clap::Args)]
