@@ -98,6 +98,12 @@ pub const KNOWN_PLAYERS: &[PlayerInfo] = &[
                  10 (default 0); for a network trained with margin targets (the `[search]` \
                  table's `score_weight`)",
             ),
+            (
+                "solver",
+                "true|false: prove results from the finished games the search reaches and \
+                 play by the proofs, among proven losses the slowest where `score` is set \
+                 (default false)",
+            ),
             ("backend", "flex (CPU, default), cuda or wgpu"),
             ("symmetries", SYMMETRIES_ABOUT),
             (
@@ -414,6 +420,9 @@ pub fn parse_game_player<G: GamePlayers>(
             }
             if let Some(v) = spec.get("gumbel") {
                 config.gumbel = parse_bool(&spec, "gumbel", v)?;
+            }
+            if let Some(v) = spec.get("solver") {
+                config.solver = parse_bool(&spec, "solver", v)?;
             }
             if let Some(v) = spec.get("draw") {
                 set_search_f32(&spec, &mut config, "draw", v, "from -1 to 1", |c, x| {

@@ -121,6 +121,16 @@ pub struct SearchConfig {
     /// The network must have been trained with margin targets (its game has
     /// a margin); a terminal position in the tree counts its exact margin.
     pub score_weight: f32,
+    /// Prove what finished games in the tree show and search by it
+    /// (default false): bounds on each node's exact value, a solved node
+    /// treated as a finished game, an action proven worse than another
+    /// never chosen, and one proven best always chosen (score-bounded MCTS,
+    /// the score-aware MCTS-Solver). With a [`score_weight`](Self::score_weight)
+    /// the bounds count the margin too, so that among proven losses the
+    /// slowest is chosen. Off by default so that the baselines and the
+    /// recipes measured before it search as they did; `net-mcts:solver=true`
+    /// turns it on for a player. Ignored by a discounted search.
+    pub solver: bool,
 }
 
 impl Default for SearchConfig {
@@ -149,6 +159,7 @@ impl Default for SearchConfig {
             lcb_z: 0.0,
             discount: 1.0,
             score_weight: 0.0,
+            solver: false,
         }
     }
 }
@@ -184,6 +195,7 @@ impl SearchConfig {
             draw_score: self.draw_score,
             discount: self.discount,
             score_weight: self.score_weight,
+            solver: self.solver,
         }
     }
 

@@ -67,7 +67,9 @@ pub fn improved_policy<S: State>(tree: &Tree<S>, node: NodeId, cfg: &SearchConfi
 /// `pi'(a) - N(a) / (1 + sum_b N(b))`, which makes the visit counts track
 /// the improved policy `pi'` deterministically. `N` counts the descents in
 /// flight (a batch being gathered), which would otherwise all take the
-/// same edge.
+/// same edge. Where the tree keeps bounds on exact values, a child provably
+/// worse than a sibling is passed over and a solved one is chosen only when
+/// no other is left (see [`puct::select`](super::puct::select)).
 pub fn select<S: State>(tree: &Tree<S>, node: NodeId, cfg: &SearchConfig) -> usize {
     let range = tree.edge_range(node);
     if range.len() == 1 {
@@ -76,16 +78,27 @@ pub fn select<S: State>(tree: &Tree<S>, node: NodeId, cfg: &SearchConfig) -> usi
     let pi = improved_policy(tree, node, cfg);
     let visits: Vec<u32> = range.clone().map(|i| tree.started_visits(i)).collect();
     let total = 1.0 + visits.iter().sum::<u32>() as f32;
-    let mut best = 0;
-    let mut best_score = f32::NEG_INFINITY;
+    let n = tree.node(node);
+    // As PUCT's: the best open edge, a solved one only when none is open.
+    let mut best = [(0, f32::NEG_INFINITY); 2];
     for (k, (&p, &v)) in pi.iter().zip(&visits).enumerate() {
+        let e = range.start + k;
+        if tree.is_refuted(e, n.view, n.lower) {
+            continue;
+        }
+        let solved = tree.edge_exact(e, n.view).is_some();
         let score = p - v as f32 / total;
-        if score > best_score {
-            best_score = score;
-            best = k;
+        let b = &mut best[usize::from(solved)];
+        if score > b.1 {
+            *b = (k, score);
         }
     }
-    range.start + best
+    let k = if best[0].1 > f32::NEG_INFINITY {
+        best[0].0
+    } else {
+        best[1].0
+    };
+    range.start + k
 }
 
 pub fn softmax(z: &[f32]) -> Vec<f32> {

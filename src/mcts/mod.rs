@@ -234,6 +234,15 @@ impl<S: State> Search<S> {
         self.tree.node(ROOT).visits
     }
 
+    /// The root's exact value to the player to act (in the search's
+    /// utility: win minus loss, plus the margin at its score weight) once
+    /// the finished games in the tree prove it; `None` before, and always
+    /// without [`SearchConfig::solver`].
+    pub fn proven_value(&self) -> Option<f32> {
+        let root = self.tree.node(ROOT);
+        (self.tree.scoring.proves() && root.lower == root.upper).then_some(root.lower)
+    }
+
     /// Descents made for the current move.
     pub fn simulations(&self) -> u32 {
         self.mv.sims
@@ -342,10 +351,14 @@ impl<S: State> Search<S> {
                 }
                 NodeState::Terminal => {
                     // The exact result and margin were set when the node
-                    // was made; every visit backs them up unchanged.
-                    let wdl = leaf.raw_wdl.expect("a terminal node knows its result");
-                    let (margin, view) = (leaf.raw_margin, leaf.view);
+                    // was made or solved; every visit backs them up
+                    // unchanged.
+                    let (wdl, margin) = leaf
+                        .exact
+                        .expect("a finished or solved node knows its result");
+                    let view = leaf.view;
                     self.tree.backup(&path, wdl, margin, view);
+                    self.tree.update_bounds(&path);
                     self.mv.sims += 1;
                     self.total_sims += 1;
                 }
@@ -357,8 +370,9 @@ impl<S: State> Search<S> {
         }
     }
 
-    /// One descent from the root to a node that is fresh or finished: the
-    /// path, and which of the two it reached.
+    /// One descent from the root to a node that is fresh or finished (or
+    /// solved, which counts as finished): the path, and which of the two it
+    /// reached.
     fn descend(&mut self) -> (Vec<NodeId>, NodeState) {
         let mut path = vec![ROOT];
         let mut node = ROOT;
@@ -366,8 +380,11 @@ impl<S: State> Search<S> {
             let e = self.select(node);
             let child = self.tree.child(node, e);
             path.push(child);
-            match self.tree.node(child).state {
-                NodeState::Expanded => node = child,
+            let c = self.tree.node(child);
+            match c.state {
+                NodeState::Expanded if c.exact.is_none() => node = child,
+                // A solved node is searched no deeper than a finished game.
+                NodeState::Expanded => return (path, NodeState::Terminal),
                 state => return (path, state),
             }
         }
@@ -557,11 +574,13 @@ impl<S: State> Search<S> {
             .map(|i| self.tree.edge_stats(i, root.view).0)
             .collect();
         let priors: Vec<f32> = edges.iter().map(|e| e.prior).collect();
+        let proven = self.proven_best(&visits);
         let (policy, pick) = if self.cfg.gumbel {
             let policy = gumbel::improved_policy(&self.tree, ROOT, &self.cfg);
             let pick = match &self.mv.gumbel {
-                Some(g) => g.best(&self.tree, ROOT, &self.cfg),
-                None => argmax(&policy),
+                _ if proven.is_some() => proven.expect("checked"),
+                Some(g) => self.prefer_proven(g.best(&self.tree, ROOT, &self.cfg)),
+                None => self.prefer_proven(argmax(&policy)),
             };
             (policy, pick)
         } else {
@@ -572,12 +591,16 @@ impl<S: State> Search<S> {
                 visits.iter().map(|&v| v as f32 / total as f32).collect()
             };
             let t = self.cfg.temperature_at(root.pos.ply());
+            // The policy target keeps every visit; the choice, none spent
+            // on an action proven worse than another.
+            let choosable = self.unrefuted(&visits);
             let lcb = (t == 0.0 && self.cfg.lcb_z > 0.0)
-                .then(|| self.lcb_pick(&visits))
+                .then(|| self.lcb_pick(&choosable))
                 .flatten();
-            let pick =
-                lcb.unwrap_or_else(|| choose_with_temperature(&visits, &priors, t, self.mv.pick));
-            (policy, pick)
+            let pick = proven
+                .or(lcb)
+                .unwrap_or_else(|| choose_with_temperature(&choosable, &priors, t, self.mv.pick));
+            (policy, self.prefer_proven(pick))
         };
         let policy_wdl = {
             let mut sum = [0.0f32; 3];
@@ -607,6 +630,80 @@ impl<S: State> Search<S> {
             forced: false,
             full: self.mv.full,
         }
+    }
+
+    /// Where the tree keeps bounds on exact values: the root action proven
+    /// at least as good as any other can be (its lower bound reaches every
+    /// other's upper bound; the most visited of several), else `None`.
+    fn proven_best(&self, visits: &[u32]) -> Option<usize> {
+        if !self.tree.scoring.proves() {
+            return None;
+        }
+        let view = self.tree.node(ROOT).view;
+        let bounds: Vec<(f32, f32)> = self
+            .tree
+            .edge_range(ROOT)
+            .map(|i| self.tree.edge_bounds(i, view))
+            .collect();
+        let mut best: Option<usize> = None;
+        for (k, &(lower, _)) in bounds.iter().enumerate() {
+            let dominates = bounds
+                .iter()
+                .enumerate()
+                .all(|(j, &(_, upper))| j == k || lower >= upper);
+            if dominates && best.is_none_or(|b| visits[k] > visits[b]) {
+                best = Some(k);
+            }
+        }
+        best
+    }
+
+    /// `pick`, or the best solved root action where its exact value is at
+    /// least `pick`'s mean (held within `pick`'s bounds): the search leaves
+    /// a solved action alone once solved, so its visits understate it.
+    fn prefer_proven(&self, pick: usize) -> usize {
+        if !self.tree.scoring.proves() {
+            return pick;
+        }
+        let view = self.tree.node(ROOT).view;
+        let first = self.tree.node(ROOT).first_edge as usize;
+        let solved = self
+            .tree
+            .edge_range(ROOT)
+            .filter_map(|i| Some((i - first, self.tree.edge_exact(i, view)?)))
+            .fold(None, |b: Option<(usize, f32)>, (k, v)| {
+                if b.is_none_or(|(_, bv)| v > bv) {
+                    Some((k, v))
+                } else {
+                    b
+                }
+            });
+        let Some((k, exact)) = solved else {
+            return pick;
+        };
+        let (lower, upper) = self.tree.edge_bounds(first + pick, view);
+        let q = self.tree.edge_stats(first + pick, view).1;
+        match q {
+            Some(q) if q.clamp(lower, upper) > exact => pick,
+            _ => k,
+        }
+    }
+
+    /// `visits` with the actions proven worse than another zeroed (see
+    /// [`Tree::is_refuted`]), so that no choice made by visits takes one.
+    fn unrefuted(&self, visits: &[u32]) -> Vec<u32> {
+        let root = self.tree.node(ROOT);
+        self.tree
+            .edge_range(ROOT)
+            .zip(visits)
+            .map(|(i, &v)| {
+                if self.tree.is_refuted(i, root.view, root.lower) {
+                    0
+                } else {
+                    v
+                }
+            })
+            .collect()
     }
 
     /// The root action whose value's lower confidence bound is highest

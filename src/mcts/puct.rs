@@ -24,6 +24,12 @@ pub fn c_puct(cfg: &SearchConfig, visits: u32) -> f32 {
 /// [`Tree::started_stats`]) count as visits that lost, so that successive
 /// descents of one batch spread out; with none in flight this is the plain
 /// PUCT choice.
+///
+/// Where the tree keeps bounds on exact values, a child provably worse than
+/// a sibling is passed over, a child's mean is held within its bounds, and
+/// a solved child is chosen only when every other is solved or refuted: a
+/// descent into it backs up what is already known, and the node's own bounds
+/// carry its value up to the parent.
 pub fn select<S: State>(
     tree: &Tree<S>,
     node: NodeId,
@@ -51,15 +57,32 @@ pub fn select<S: State>(
     let fpu = parent_q - fpu_reduction * visited_mass.sqrt();
     let started = n.visits + n.in_flight;
     let scale = c_puct(cfg, started) * (started.max(1) as f32).sqrt();
-    let mut best = range.start;
-    let mut best_score = f32::NEG_INFINITY;
+    let proves = tree.scoring.proves();
+    // The best open edge and the best solved one: a solved child is
+    // descended into only when nothing else is left to learn below the node.
+    let mut best = [(range.start, f32::NEG_INFINITY); 2];
     for i in range {
-        let (visits, q) = tree.started_stats(i, view);
+        let (visits, mut q) = tree.started_stats(i, view);
+        let mut solved = false;
+        if proves {
+            if tree.is_refuted(i, view, n.lower) {
+                continue;
+            }
+            let (lower, upper) = tree.edge_bounds(i, view);
+            solved = lower == upper;
+            // What is proved outranks the mean of the estimates: a solved
+            // child is worth its exact value, and a bound caps the mean.
+            q = q.map(|q| q.clamp(lower, upper));
+        }
         let score = q.unwrap_or(fpu) + scale * prior_of(i) / (1.0 + visits as f32);
-        if score > best_score {
-            best_score = score;
-            best = i;
+        let b = &mut best[usize::from(solved)];
+        if score > b.1 {
+            *b = (i, score);
         }
     }
-    best
+    if best[0].1 > f32::NEG_INFINITY {
+        best[0].0
+    } else {
+        best[1].0
+    }
 }

@@ -10,6 +10,15 @@
 //! Beside them each node sums the final score margin the evaluator expects
 //! ([`State::margin`]), which the search weighs in where
 //! [`Scoring::score_weight`] asks it to (KataGo's score utility).
+//!
+//! Where [`Scoring::solver`] asks for it, each node also keeps bounds on its
+//! exact value, the value of perfect play from there in the same utility,
+//! known once finished games below it prove them (score-bounded MCTS,
+//! Cazenave and Saffidine 2010, of which MCTS-Solver, Winands, Björnsson and
+//! Saito 2008, is the win/loss case). A node whose bounds meet is *solved*:
+//! the search treats it as a finished game and backs up its exact result, and
+//! a child whose upper bound is below its parent's lower bound is provably
+//! worse than a sibling, so the search no longer spends descents on it.
 
 use crate::game::{Color, State};
 
@@ -80,6 +89,15 @@ pub struct Node<S> {
     /// counts as a visit lost by whoever chose the node (virtual loss), so
     /// that the next descent of the batch goes elsewhere. 0 between batches.
     pub in_flight: u32,
+    /// Bounds on the node's exact value to `view` (the
+    /// [`utility`](Tree::utility) of perfect play from here): `-inf` and
+    /// `+inf` until finished games below prove more; equal once solved.
+    /// Kept only where [`Scoring::solver`] is on.
+    pub lower: f32,
+    pub upper: f32,
+    /// A solved node's exact win/draw/loss and margin from `view`, which each
+    /// descent reaching it backs up, as a finished game's.
+    pub exact: Option<([f32; 3], f32)>,
 }
 
 impl<S> Node<S> {
@@ -128,6 +146,18 @@ pub struct Scoring {
     pub discount: f32,
     /// Weight of the expected final margin beside win minus loss (0: none).
     pub score_weight: f32,
+    /// Keep bounds on exact values and search by them (see the module
+    /// docs); a discounted search keeps none, since its values depend on
+    /// the distance from each node to the leaf, which the bounds do not.
+    pub solver: bool,
+}
+
+impl Scoring {
+    /// Whether the tree keeps and uses bounds on exact values.
+    #[inline]
+    pub fn proves(&self) -> bool {
+        self.solver && self.discount == 1.0
+    }
 }
 
 impl Default for Scoring {
@@ -136,6 +166,7 @@ impl Default for Scoring {
             draw_score: 0.0,
             discount: 1.0,
             score_weight: 0.0,
+            solver: false,
         }
     }
 }
@@ -192,12 +223,22 @@ impl<S: State> Tree<S> {
             first_edge: 0,
             n_edges: 0,
             in_flight: 0,
+            lower: f32::NEG_INFINITY,
+            upper: f32::INFINITY,
+            exact: None,
         };
         if node.pos.is_over() {
             node.view = parent_view;
             node.state = NodeState::Terminal;
-            node.raw_wdl = Some(terminal_wdl(&node.pos, parent_view));
-            node.raw_margin = terminal_margin(&node.pos, parent_view);
+            let (wdl, margin) = (
+                terminal_wdl(&node.pos, parent_view),
+                terminal_margin(&node.pos, parent_view),
+            );
+            node.raw_wdl = Some(wdl);
+            node.raw_margin = margin;
+            node.exact = Some((wdl, margin));
+            let u = self.utility(wdl, margin, parent_view);
+            (node.lower, node.upper) = (u, u);
         } else if node.pos.legal_action_count() == 1 {
             let only = node.pos.legal_actions()[0];
             node.first_edge = self.edges.len() as u32;
@@ -373,6 +414,80 @@ impl<S: State> Tree<S> {
     pub fn edge_wdl(&self, e: usize, view: Color) -> Option<[f32; 3]> {
         let n = self.node(self.edges[e].child?);
         n.wdl().map(|w| if n.view == view { w } else { flip(w) })
+    }
+
+    /// Bounds on the exact value of edge `e`'s child to `view`: unknown
+    /// (`-inf`, `+inf`) while the edge is untaken or the tree keeps no
+    /// bounds.
+    #[inline]
+    pub fn edge_bounds(&self, e: usize, view: Color) -> (f32, f32) {
+        match self.edges[e].child {
+            Some(c) if self.scoring.proves() => {
+                let n = self.node(c);
+                if n.view == view {
+                    (n.lower, n.upper)
+                } else {
+                    (-n.upper, -n.lower)
+                }
+            }
+            _ => (f32::NEG_INFINITY, f32::INFINITY),
+        }
+    }
+
+    /// Whether edge `e` of a node whose view is `view` and lower bound
+    /// `lower` is provably worse than one of its siblings: its child's
+    /// upper bound is below the best value a sibling guarantees.
+    #[inline]
+    pub fn is_refuted(&self, e: usize, view: Color, lower: f32) -> bool {
+        lower > f32::NEG_INFINITY && self.edge_bounds(e, view).1 < lower
+    }
+
+    /// The exact value to `view` of edge `e`'s child, if it is solved.
+    #[inline]
+    pub fn edge_exact(&self, e: usize, view: Color) -> Option<f32> {
+        let (lower, upper) = self.edge_bounds(e, view);
+        (lower == upper).then_some(lower)
+    }
+
+    /// After a descent along `path` ended in a finished game or a solved
+    /// node: tightens the bounds of the nodes above it from their children,
+    /// from the leaf's parent up, as far as anything changes. A node whose
+    /// bounds meet becomes solved and takes the exact result of the child
+    /// that proves it.
+    pub fn update_bounds(&mut self, path: &[NodeId]) {
+        if !self.scoring.proves() {
+            return;
+        }
+        for &id in path.iter().rev().skip(1) {
+            let view = self.node(id).view;
+            let (mut lower, mut upper) = (f32::NEG_INFINITY, f32::NEG_INFINITY);
+            let mut best = None;
+            for e in self.edge_range(id) {
+                let (lo, hi) = self.edge_bounds(e, view);
+                if lo > lower || best.is_none() {
+                    (lower, best) = (lower.max(lo), Some(e));
+                }
+                upper = upper.max(hi);
+            }
+            let n = self.node(id);
+            if (lower, upper) == (n.lower, n.upper) {
+                return;
+            }
+            let exact = match best {
+                Some(e) if lower >= upper => {
+                    let c = self.node(self.edges[e].child.expect("a bounded edge has a child"));
+                    let (wdl, margin) = c.exact.expect("the child proving a node is solved");
+                    Some(if c.view == view {
+                        (wdl, margin)
+                    } else {
+                        (flip(wdl), -margin)
+                    })
+                }
+                _ => None,
+            };
+            let n = &mut self.nodes[id as usize];
+            (n.lower, n.upper, n.exact) = (lower, upper, exact);
+        }
     }
 
     /// Adds one visit of value `wdl` and margin `margin` (both from

@@ -1,0 +1,160 @@
+//! The search's solver (`SearchConfig::solver`): bounds on exact values
+//! proved from the finished games in the tree, checked against Connect
+//! Four's exact solver on real endgames.
+
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+use yinsh_zero::evaluator::UniformEvaluator;
+use yinsh_zero::game::State;
+use yinsh_zero::games::connect4::Position;
+use yinsh_zero::games::connect4::solve::Solver;
+use yinsh_zero::mcts::{Search, SearchConfig};
+
+/// Positions of `stones` stones reached by random play (seeded), the game
+/// not over and no win for the player to act in one move: endgames where
+/// the best score is a matter of search, not of spotting a four.
+fn endgames(stones: u32, count: usize, seed: u64) -> Vec<Position> {
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let mut out = Vec::new();
+    while out.len() < count {
+        let mut pos = Position::from_moves("").unwrap();
+        while !pos.is_over() && pos.ply() < stones {
+            let actions = pos.legal_actions();
+            pos.play_unchecked(actions[rng.random_range(0..actions.len())]);
+        }
+        let wins_at_once = pos.legal_actions().into_iter().any(|a| {
+            let mut p = pos;
+            p.play_unchecked(a);
+            p.is_over()
+        });
+        if !pos.is_over() && !wins_at_once {
+            out.push(pos);
+        }
+    }
+    out
+}
+
+fn config(solver: bool, score_weight: f32, simulations: u32) -> SearchConfig {
+    SearchConfig {
+        simulations,
+        solver,
+        score_weight,
+        ..SearchConfig::for_play()
+    }
+}
+
+/// The searched column's exact score and the best, by the exact solver.
+fn graded(solver: &mut Solver, pos: &Position, cfg: &SearchConfig) -> (i32, i32, Option<f32>) {
+    let mut search = Search::new(*pos, cfg.clone(), 7).unwrap();
+    search.run(&mut UniformEvaluator).unwrap();
+    let played = search.result().action;
+    let scores = solver.column_scores(pos);
+    let best = scores.iter().flatten().map(|s| s.get()).max().unwrap();
+    let got = scores[played.index()]
+        .expect("a legal column has a score")
+        .get();
+    (got, best, search.proven_value())
+}
+
+/// The search's utility of a solver score `s` for the player to act: win
+/// minus loss, plus the margin `s / 18` (the soonest win scores 18) at
+/// `weight`.
+fn utility(s: i32, weight: f32) -> f32 {
+    s.signum() as f32 + weight * s as f32 / 18.0
+}
+
+#[test]
+fn with_the_solver_the_search_proves_endgames_and_plays_the_best_score() {
+    let mut solver = Solver::new(20);
+    let cfg = config(true, 1.0, 10_000);
+    for pos in endgames(30, 24, 1) {
+        let (got, best, proven) = graded(&mut solver, &pos, &cfg);
+        assert_eq!(
+            got, best,
+            "in\n{pos}\nthe search played a column worth {got}, the best is worth {best}"
+        );
+        let proven = proven.unwrap_or_else(|| panic!("the root of\n{pos}\nwas not proved"));
+        assert!(
+            (proven - utility(best, 1.0)).abs() < 1e-5,
+            "in\n{pos}\nthe proved value {proven} is not the solver's score {best}"
+        );
+    }
+}
+
+#[test]
+fn without_the_solver_the_same_search_misses_best_scores() {
+    // The test above would pass without proofs if plain search found the
+    // best scores anyway: it does not.
+    let mut solver = Solver::new(20);
+    let cfg = config(false, 1.0, 10_000);
+    let missed = endgames(30, 24, 1)
+        .iter()
+        .filter(|pos| {
+            let (got, best, proven) = graded(&mut solver, pos, &cfg);
+            assert_eq!(proven, None, "a search without the solver proved a value");
+            got != best
+        })
+        .count();
+    assert!(missed > 0, "plain search found every best score");
+}
+
+#[test]
+fn without_a_score_weight_the_solver_keeps_the_result() {
+    // Win, draw or loss only: any column that keeps the solver's outcome
+    // will do, and the proved value is the outcome.
+    let mut solver = Solver::new(20);
+    let cfg = config(true, 0.0, 20_000);
+    for pos in endgames(30, 10, 2) {
+        let (got, best, proven) = graded(&mut solver, &pos, &cfg);
+        assert_eq!(
+            got.signum(),
+            best.signum(),
+            "in\n{pos}\nthe result was lost"
+        );
+        if let Some(v) = proven {
+            assert_eq!(
+                v,
+                best.signum() as f32,
+                "in\n{pos}\nproved {v}, the outcome is {best}"
+            );
+        }
+    }
+}
+
+#[test]
+fn gumbel_and_batched_searches_keep_the_proofs() {
+    let mut solver = Solver::new(20);
+    let gumbel = SearchConfig {
+        gumbel: true,
+        ..config(true, 1.0, 20_000)
+    };
+    for pos in endgames(32, 6, 3) {
+        let (got, best, _) = graded(&mut solver, &pos, &gumbel);
+        assert_eq!(
+            got, best,
+            "Gumbel, in\n{pos}\nplayed {got}, the best is {best}"
+        );
+
+        let mut search = Search::new(pos, config(true, 1.0, 20_000), 7).unwrap();
+        search.run_batched(&mut UniformEvaluator, 8).unwrap();
+        let played = search.result().action;
+        let got = solver.column_scores(&pos)[played.index()].unwrap().get();
+        assert_eq!(
+            got, best,
+            "batches of 8, in\n{pos}\nplayed {got}, the best is {best}"
+        );
+        assert_eq!(search.virtual_loss(), 0);
+    }
+}
+
+#[test]
+fn a_discounted_search_keeps_no_proofs() {
+    let pos = endgames(34, 1, 4).remove(0);
+    let cfg = SearchConfig {
+        discount: 0.97,
+        ..config(true, 1.0, 5_000)
+    };
+    let mut search = Search::new(pos, cfg, 7).unwrap();
+    search.run(&mut UniformEvaluator).unwrap();
+    assert_eq!(search.proven_value(), None);
+}
