@@ -148,13 +148,20 @@ fn gumbel_and_batched_searches_keep_the_proofs() {
 }
 
 #[test]
-fn a_discounted_search_keeps_no_proofs() {
+fn a_discounted_search_or_one_with_a_draw_score_keeps_no_proofs() {
     let pos = endgames(34, 1, 4).remove(0);
-    let cfg = SearchConfig {
+    let proves = |cfg: SearchConfig| {
+        let mut search = Search::new(pos, cfg, 7).unwrap();
+        search.run(&mut UniformEvaluator).unwrap();
+        search.proven_value().is_some()
+    };
+    assert!(proves(config(true, 1.0, 5_000)));
+    assert!(!proves(SearchConfig {
         discount: 0.97,
         ..config(true, 1.0, 5_000)
-    };
-    let mut search = Search::new(pos, cfg, 7).unwrap();
-    search.run(&mut UniformEvaluator).unwrap();
-    assert_eq!(search.proven_value(), None);
+    }));
+    assert!(!proves(SearchConfig {
+        draw_score: 0.2,
+        ..config(true, 1.0, 5_000)
+    }));
 }

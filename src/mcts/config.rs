@@ -129,7 +129,8 @@ pub struct SearchConfig {
     /// the bounds count the margin too, so that among proven losses the
     /// slowest is chosen. Off by default so that the baselines and the
     /// recipes measured before it search as they did; `net-mcts:solver=true`
-    /// turns it on for a player. Ignored by a discounted search.
+    /// turns it on for a player. Ignored by a discounted search and by one
+    /// with a [`draw_score`](Self::draw_score).
     pub solver: bool,
 }
 

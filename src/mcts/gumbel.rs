@@ -78,27 +78,53 @@ pub fn select<S: State>(tree: &Tree<S>, node: NodeId, cfg: &SearchConfig) -> usi
     let pi = improved_policy(tree, node, cfg);
     let visits: Vec<u32> = range.clone().map(|i| tree.started_visits(i)).collect();
     let total = 1.0 + visits.iter().sum::<u32>() as f32;
-    let n = tree.node(node);
-    // As PUCT's: the best open edge, a solved one only when none is open.
-    let mut best = [(0, f32::NEG_INFINITY); 2];
+    if tree.scoring.proves() {
+        return range.start + best_by_bounds(tree, node, &pi, &visits, total);
+    }
+    let mut best = 0;
+    let mut best_score = f32::NEG_INFINITY;
     for (k, (&p, &v)) in pi.iter().zip(&visits).enumerate() {
-        let e = range.start + k;
-        if tree.is_refuted(e, n.view, n.lower) {
+        let score = p - v as f32 / total;
+        if score > best_score {
+            best_score = score;
+            best = k;
+        }
+    }
+    range.start + best
+}
+
+/// [`select`]'s choice where the tree keeps bounds on exact values, as an
+/// index among `node`'s edges: as PUCT's, the best open edge, a solved one
+/// only when none is open.
+#[cold]
+#[inline(never)]
+fn best_by_bounds<S: State>(
+    tree: &Tree<S>,
+    node: NodeId,
+    pi: &[f32],
+    visits: &[u32],
+    total: f32,
+) -> usize {
+    let (view, lower_bound) = (tree.node(node).view, tree.bounds_of(node).lower);
+    let start = tree.edge_range(node).start;
+    let mut best = [(0, f32::NEG_INFINITY); 2];
+    for (k, (&p, &v)) in pi.iter().zip(visits).enumerate() {
+        let e = start + k;
+        if tree.is_refuted(e, view, lower_bound) {
             continue;
         }
-        let solved = tree.edge_exact(e, n.view).is_some();
+        let solved = tree.edge_exact(e, view).is_some();
         let score = p - v as f32 / total;
         let b = &mut best[usize::from(solved)];
         if score > b.1 {
             *b = (k, score);
         }
     }
-    let k = if best[0].1 > f32::NEG_INFINITY {
+    if best[0].1 > f32::NEG_INFINITY {
         best[0].0
     } else {
         best[1].0
-    };
-    range.start + k
+    }
 }
 
 pub fn softmax(z: &[f32]) -> Vec<f32> {

@@ -239,8 +239,8 @@ impl<S: State> Search<S> {
     /// the finished games in the tree prove it; `None` before, and always
     /// without [`SearchConfig::solver`].
     pub fn proven_value(&self) -> Option<f32> {
-        let root = self.tree.node(ROOT);
-        (self.tree.scoring.proves() && root.lower == root.upper).then_some(root.lower)
+        let b = self.tree.bounds_of(ROOT);
+        b.is_solved().then_some(b.lower)
     }
 
     /// Descents made for the current move.
@@ -353,8 +353,10 @@ impl<S: State> Search<S> {
                     // The exact result and margin were set when the node
                     // was made or solved; every visit backs them up
                     // unchanged.
-                    let (wdl, margin) = leaf
-                        .exact
+                    let leaf_id = *path.last().expect("a path holds the root");
+                    let (wdl, margin) = self
+                        .tree
+                        .settled_result(leaf_id)
                         .expect("a finished or solved node knows its result");
                     let view = leaf.view;
                     self.tree.backup(&path, wdl, margin, view);
@@ -380,11 +382,12 @@ impl<S: State> Search<S> {
             let e = self.select(node);
             let child = self.tree.child(node, e);
             path.push(child);
-            let c = self.tree.node(child);
-            match c.state {
-                NodeState::Expanded if c.exact.is_none() => node = child,
+            match self.tree.node(child).state {
                 // A solved node is searched no deeper than a finished game.
-                NodeState::Expanded => return (path, NodeState::Terminal),
+                NodeState::Expanded if self.tree.is_settled(child) => {
+                    return (path, NodeState::Terminal);
+                }
+                NodeState::Expanded => node = child,
                 state => return (path, state),
             }
         }
@@ -692,12 +695,12 @@ impl<S: State> Search<S> {
     /// `visits` with the actions proven worse than another zeroed (see
     /// [`Tree::is_refuted`]), so that no choice made by visits takes one.
     fn unrefuted(&self, visits: &[u32]) -> Vec<u32> {
-        let root = self.tree.node(ROOT);
+        let (view, lower) = (self.tree.node(ROOT).view, self.tree.bounds_of(ROOT).lower);
         self.tree
             .edge_range(ROOT)
             .zip(visits)
             .map(|(i, &v)| {
-                if self.tree.is_refuted(i, root.view, root.lower) {
+                if self.tree.is_refuted(i, view, lower) {
                     0
                 } else {
                     v

@@ -29,7 +29,8 @@ pub fn c_puct(cfg: &SearchConfig, visits: u32) -> f32 {
 /// a sibling is passed over, a child's mean is held within its bounds, and
 /// a solved child is chosen only when every other is solved or refuted: a
 /// descent into it backs up what is already known, and the node's own bounds
-/// carry its value up to the parent.
+/// carry its value up to the parent (at the root, the move choice weighs it:
+/// see `Search::result`).
 pub fn select<S: State>(
     tree: &Tree<S>,
     node: NodeId,
@@ -57,27 +58,52 @@ pub fn select<S: State>(
     let fpu = parent_q - fpu_reduction * visited_mass.sqrt();
     let started = n.visits + n.in_flight;
     let scale = c_puct(cfg, started) * (started.max(1) as f32).sqrt();
-    let proves = tree.scoring.proves();
-    // The best open edge and the best solved one: a solved child is
-    // descended into only when nothing else is left to learn below the node.
+    let score = |i: usize, visits: u32, q: Option<f32>| {
+        q.unwrap_or(fpu) + scale * prior_of(i) / (1.0 + visits as f32)
+    };
+    if tree.scoring.proves() {
+        return select_by_bounds(tree, node, score);
+    }
+    let mut best = range.start;
+    let mut best_score = f32::NEG_INFINITY;
+    for i in range {
+        let (visits, q) = tree.started_stats(i, view);
+        let score = score(i, visits, q);
+        if score > best_score {
+            best_score = score;
+            best = i;
+        }
+    }
+    best
+}
+
+/// [`select`] where the tree keeps bounds on exact values, `score` giving
+/// an edge's PUCT score from its visits and mean: the best open edge, a
+/// solved one only when none is open. Kept out of line (and cold) so that
+/// the plain loop above stays as small as it was without proofs.
+#[cold]
+#[inline(never)]
+fn select_by_bounds<S: State>(
+    tree: &Tree<S>,
+    node: NodeId,
+    score: impl Fn(usize, u32, Option<f32>) -> f32,
+) -> usize {
+    let view = tree.node(node).view;
+    let lower_bound = tree.bounds_of(node).lower;
+    let range = tree.edge_range(node);
     let mut best = [(range.start, f32::NEG_INFINITY); 2];
     for i in range {
-        let (visits, mut q) = tree.started_stats(i, view);
-        let mut solved = false;
-        if proves {
-            if tree.is_refuted(i, view, n.lower) {
-                continue;
-            }
-            let (lower, upper) = tree.edge_bounds(i, view);
-            solved = lower == upper;
-            // What is proved outranks the mean of the estimates: a solved
-            // child is worth its exact value, and a bound caps the mean.
-            q = q.map(|q| q.clamp(lower, upper));
+        if tree.is_refuted(i, view, lower_bound) {
+            continue;
         }
-        let score = q.unwrap_or(fpu) + scale * prior_of(i) / (1.0 + visits as f32);
-        let b = &mut best[usize::from(solved)];
-        if score > b.1 {
-            *b = (i, score);
+        let (visits, q) = tree.started_stats(i, view);
+        let (lower, upper) = tree.edge_bounds(i, view);
+        // What is proved outranks the mean of the estimates: a solved
+        // child is worth its exact value, and a bound caps the mean.
+        let s = score(i, visits, q.map(|q| q.clamp(lower, upper)));
+        let b = &mut best[usize::from(lower == upper)];
+        if s > b.1 {
+            *b = (i, s);
         }
     }
     if best[0].1 > f32::NEG_INFINITY {

@@ -89,15 +89,36 @@ pub struct Node<S> {
     /// counts as a visit lost by whoever chose the node (virtual loss), so
     /// that the next descent of the batch goes elsewhere. 0 between batches.
     pub in_flight: u32,
-    /// Bounds on the node's exact value to `view` (the
-    /// [`utility`](Tree::utility) of perfect play from here): `-inf` and
+}
+
+/// What the finished games below a node prove of its exact value, kept
+/// beside the nodes (not in them, so that a search without proofs walks
+/// nodes no larger than before).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Bounds {
+    /// Bounds on the exact value to the node's view (the
+    /// [`utility`](Tree::utility) of perfect play from there): `-inf` and
     /// `+inf` until finished games below prove more; equal once solved.
-    /// Kept only where [`Scoring::solver`] is on.
     pub lower: f32,
     pub upper: f32,
-    /// A solved node's exact win/draw/loss and margin from `view`, which each
-    /// descent reaching it backs up, as a finished game's.
+    /// A solved node's exact win/draw/loss and margin from its view, which
+    /// each descent reaching it backs up, as a finished game's.
     pub exact: Option<([f32; 3], f32)>,
+}
+
+impl Bounds {
+    /// Nothing proved.
+    pub const UNKNOWN: Bounds = Bounds {
+        lower: f32::NEG_INFINITY,
+        upper: f32::INFINITY,
+        exact: None,
+    };
+
+    /// Solved: the bounds meet.
+    #[inline]
+    pub fn is_solved(&self) -> bool {
+        self.lower == self.upper
+    }
 }
 
 impl<S> Node<S> {
@@ -147,8 +168,10 @@ pub struct Scoring {
     /// Weight of the expected final margin beside win minus loss (0: none).
     pub score_weight: f32,
     /// Keep bounds on exact values and search by them (see the module
-    /// docs); a discounted search keeps none, since its values depend on
-    /// the distance from each node to the leaf, which the bounds do not.
+    /// docs). A discounted search keeps none, since its values depend on
+    /// the distance from each node to the leaf, which the bounds do not;
+    /// nor does one with a draw score, whose draws change sign when tree
+    /// reuse hands the root to the other player, which kept bounds would not.
     pub solver: bool,
 }
 
@@ -156,7 +179,7 @@ impl Scoring {
     /// Whether the tree keeps and uses bounds on exact values.
     #[inline]
     pub fn proves(&self) -> bool {
-        self.solver && self.discount == 1.0
+        self.solver && self.discount == 1.0 && self.draw_score == 0.0
     }
 }
 
@@ -176,6 +199,9 @@ pub struct Tree<S: State> {
     pub nodes: Vec<Node<S>>,
     pub edges: Vec<Edge<S::Action>>,
     pub scoring: Scoring,
+    /// Each node's [`Bounds`], index for index, where the scoring
+    /// [`proves`](Scoring::proves); empty otherwise.
+    pub bounds: Vec<Bounds>,
 }
 
 impl<S: State> Default for Tree<S> {
@@ -184,6 +210,7 @@ impl<S: State> Default for Tree<S> {
             nodes: Vec::new(),
             edges: Vec::new(),
             scoring: Scoring::default(),
+            bounds: Vec::new(),
         }
     }
 }
@@ -223,10 +250,8 @@ impl<S: State> Tree<S> {
             first_edge: 0,
             n_edges: 0,
             in_flight: 0,
-            lower: f32::NEG_INFINITY,
-            upper: f32::INFINITY,
-            exact: None,
         };
+        let mut bounds = Bounds::UNKNOWN;
         if node.pos.is_over() {
             node.view = parent_view;
             node.state = NodeState::Terminal;
@@ -236,9 +261,12 @@ impl<S: State> Tree<S> {
             );
             node.raw_wdl = Some(wdl);
             node.raw_margin = margin;
-            node.exact = Some((wdl, margin));
             let u = self.utility(wdl, margin, parent_view);
-            (node.lower, node.upper) = (u, u);
+            bounds = Bounds {
+                lower: u,
+                upper: u,
+                exact: Some((wdl, margin)),
+            };
         } else if node.pos.legal_action_count() == 1 {
             let only = node.pos.legal_actions()[0];
             node.first_edge = self.edges.len() as u32;
@@ -247,6 +275,9 @@ impl<S: State> Tree<S> {
             self.edges.push(Edge::new(only, 1.0));
         }
         self.nodes.push(node);
+        if self.scoring.proves() {
+            self.bounds.push(bounds);
+        }
         id
     }
 
@@ -423,15 +454,42 @@ impl<S: State> Tree<S> {
     pub fn edge_bounds(&self, e: usize, view: Color) -> (f32, f32) {
         match self.edges[e].child {
             Some(c) if self.scoring.proves() => {
-                let n = self.node(c);
-                if n.view == view {
-                    (n.lower, n.upper)
+                let b = &self.bounds[c as usize];
+                if self.node(c).view == view {
+                    (b.lower, b.upper)
                 } else {
-                    (-n.upper, -n.lower)
+                    (-b.upper, -b.lower)
                 }
             }
             _ => (f32::NEG_INFINITY, f32::INFINITY),
         }
+    }
+
+    /// A node's [`Bounds`] ([`Bounds::UNKNOWN`] where the tree keeps none).
+    #[inline]
+    pub fn bounds_of(&self, id: NodeId) -> Bounds {
+        self.bounds
+            .get(id as usize)
+            .copied()
+            .unwrap_or(Bounds::UNKNOWN)
+    }
+
+    /// Whether the search treats the node as a finished game: it is one, or
+    /// it is solved.
+    #[inline]
+    pub fn is_settled(&self, id: NodeId) -> bool {
+        self.node(id).state == NodeState::Terminal
+            || self.bounds.get(id as usize).is_some_and(Bounds::is_solved)
+    }
+
+    /// A finished or solved node's exact win/draw/loss and margin from its
+    /// view; `None` for any other.
+    pub fn settled_result(&self, id: NodeId) -> Option<([f32; 3], f32)> {
+        let n = self.node(id);
+        if n.state == NodeState::Terminal {
+            return Some((n.raw_wdl?, n.raw_margin));
+        }
+        self.bounds.get(id as usize)?.exact
     }
 
     /// Whether edge `e` of a node whose view is `view` and lower bound
@@ -469,15 +527,17 @@ impl<S: State> Tree<S> {
                 }
                 upper = upper.max(hi);
             }
-            let n = self.node(id);
-            if (lower, upper) == (n.lower, n.upper) {
+            let old = self.bounds[id as usize];
+            if (lower, upper) == (old.lower, old.upper) {
                 return;
             }
             let exact = match best {
                 Some(e) if lower >= upper => {
-                    let c = self.node(self.edges[e].child.expect("a bounded edge has a child"));
-                    let (wdl, margin) = c.exact.expect("the child proving a node is solved");
-                    Some(if c.view == view {
+                    let c = self.edges[e].child.expect("a bounded edge has a child");
+                    let (wdl, margin) = self
+                        .settled_result(c)
+                        .expect("the child proving a node is solved");
+                    Some(if self.node(c).view == view {
                         (wdl, margin)
                     } else {
                         (flip(wdl), -margin)
@@ -485,8 +545,11 @@ impl<S: State> Tree<S> {
                 }
                 _ => None,
             };
-            let n = &mut self.nodes[id as usize];
-            (n.lower, n.upper, n.exact) = (lower, upper, exact);
+            self.bounds[id as usize] = Bounds {
+                lower,
+                upper,
+                exact,
+            };
         }
     }
 
@@ -556,6 +619,14 @@ impl<S: State> Tree<S> {
                 out.edges.push(e);
             }
             out.nodes[new as usize].first_edge = first;
+        }
+        if self.scoring.proves() {
+            out.bounds = vec![Bounds::UNKNOWN; out.nodes.len()];
+            for (old, &new) in map.iter().enumerate() {
+                if new != NodeId::MAX {
+                    out.bounds[new as usize] = self.bounds[old];
+                }
+            }
         }
         out
     }
