@@ -43,16 +43,28 @@ fn config(solver: bool, score_weight: f32, simulations: u32) -> SearchConfig {
     }
 }
 
-/// The searched column's exact score and the best, by the exact solver.
-fn graded(solver: &mut Solver, pos: &Position, cfg: &SearchConfig) -> (i32, i32, Option<f32>) {
+/// The search of `pos` under `cfg`, run to its end `batch` leaves at a time.
+fn searched(pos: &Position, cfg: &SearchConfig, batch: usize) -> Search<Position> {
     let mut search = Search::new(*pos, cfg.clone(), 7).unwrap();
-    search.run(&mut UniformEvaluator).unwrap();
-    let played = search.result().action;
+    search.run_batched(&mut UniformEvaluator, batch).unwrap();
+    search
+}
+
+/// The exact score of the column `search` plays, and the best.
+fn scores(solver: &mut Solver, pos: &Position, search: &Search<Position>) -> (i32, i32) {
     let scores = solver.column_scores(pos);
     let best = scores.iter().flatten().map(|s| s.get()).max().unwrap();
+    let played = search.result().action;
     let got = scores[played.index()]
         .expect("a legal column has a score")
         .get();
+    (got, best)
+}
+
+/// The searched column's exact score, the best, and the proved value.
+fn graded(solver: &mut Solver, pos: &Position, cfg: &SearchConfig) -> (i32, i32, Option<f32>) {
+    let search = searched(pos, cfg, 1);
+    let (got, best) = scores(solver, pos, &search);
     (got, best, search.proven_value())
 }
 
@@ -135,10 +147,8 @@ fn gumbel_and_batched_searches_keep_the_proofs() {
             "Gumbel, in\n{pos}\nplayed {got}, the best is {best}"
         );
 
-        let mut search = Search::new(pos, config(true, 1.0, 20_000), 7).unwrap();
-        search.run_batched(&mut UniformEvaluator, 8).unwrap();
-        let played = search.result().action;
-        let got = solver.column_scores(&pos)[played.index()].unwrap().get();
+        let search = searched(&pos, &config(true, 1.0, 20_000), 8);
+        let (got, _) = scores(&mut solver, &pos, &search);
         assert_eq!(
             got, best,
             "batches of 8, in\n{pos}\nplayed {got}, the best is {best}"
@@ -150,11 +160,7 @@ fn gumbel_and_batched_searches_keep_the_proofs() {
 #[test]
 fn a_discounted_search_or_one_with_a_draw_score_keeps_no_proofs() {
     let pos = endgames(34, 1, 4).remove(0);
-    let proves = |cfg: SearchConfig| {
-        let mut search = Search::new(pos, cfg, 7).unwrap();
-        search.run(&mut UniformEvaluator).unwrap();
-        search.proven_value().is_some()
-    };
+    let proves = |cfg: SearchConfig| searched(&pos, &cfg, 1).proven_value().is_some();
     assert!(proves(config(true, 1.0, 5_000)));
     assert!(!proves(SearchConfig {
         discount: 0.97,

@@ -580,11 +580,12 @@ impl<S: State> Search<S> {
         let proven = self.proven_best(&visits);
         let (policy, pick) = if self.cfg.gumbel {
             let policy = gumbel::improved_policy(&self.tree, ROOT, &self.cfg);
-            let pick = match &self.mv.gumbel {
-                _ if proven.is_some() => proven.expect("checked"),
-                Some(g) => self.prefer_proven(g.best(&self.tree, ROOT, &self.cfg)),
-                None => self.prefer_proven(argmax(&policy)),
-            };
+            let pick = proven.unwrap_or_else(|| {
+                self.prefer_proven(match &self.mv.gumbel {
+                    Some(g) => g.best(&self.tree, ROOT, &self.cfg),
+                    None => argmax(&policy),
+                })
+            });
             (policy, pick)
         } else {
             let total: u32 = visits.iter().sum();
@@ -670,17 +671,13 @@ impl<S: State> Search<S> {
         }
         let view = self.tree.node(ROOT).view;
         let first = self.tree.node(ROOT).first_edge as usize;
+        // The first of equal values, as a strict comparison keeps it.
         let solved = self
             .tree
             .edge_range(ROOT)
             .filter_map(|i| Some((i - first, self.tree.edge_exact(i, view)?)))
-            .fold(None, |b: Option<(usize, f32)>, (k, v)| {
-                if b.is_none_or(|(_, bv)| v > bv) {
-                    Some((k, v))
-                } else {
-                    b
-                }
-            });
+            .rev()
+            .max_by(|a, b| a.1.total_cmp(&b.1));
         let Some((k, exact)) = solved else {
             return pick;
         };

@@ -101,8 +101,9 @@ pub struct Bounds {
     /// `+inf` until finished games below prove more; equal once solved.
     pub lower: f32,
     pub upper: f32,
-    /// A solved node's exact win/draw/loss and margin from its view, which
-    /// each descent reaching it backs up, as a finished game's.
+    /// A solved inner node's exact win/draw/loss and margin from its view,
+    /// which each descent reaching it backs up, as a finished game's (a
+    /// finished game's own are its `raw_wdl` and `raw_margin`).
     pub exact: Option<([f32; 3], f32)>,
 }
 
@@ -261,12 +262,12 @@ impl<S: State> Tree<S> {
             );
             node.raw_wdl = Some(wdl);
             node.raw_margin = margin;
-            let u = self.utility(wdl, margin, parent_view);
-            bounds = Bounds {
-                lower: u,
-                upper: u,
-                exact: Some((wdl, margin)),
-            };
+            if self.scoring.proves() {
+                // Its result is `raw_wdl` and `raw_margin` (see
+                // `settled_result`): the bounds need only its value.
+                let u = self.utility(wdl, margin, parent_view);
+                (bounds.lower, bounds.upper) = (u, u);
+            }
         } else if node.pos.legal_action_count() == 1 {
             let only = node.pos.legal_actions()[0];
             node.first_edge = self.edges.len() as u32;
