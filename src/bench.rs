@@ -192,6 +192,7 @@ pub fn bench_train<G: crate::game::Game>(
                     margin: pos.margin(pos.to_act()),
                     moves_left: None,
                     search_wdl: None,
+                    search_margin: None,
                 });
             }
             pos.play_unchecked(legal[rng.random_range(0..legal.len())]);

@@ -41,6 +41,10 @@ fn batch<G: Game>(game: &G, n: usize, seed: u64) -> Batch {
                         let l: f32 = rng.random_range(0.0..0.4);
                         [w, 1.0 - w - l, l]
                     }),
+                    search_margin: pos
+                        .margin(pos.to_act())
+                        .filter(|_| rng.random_bool(0.7))
+                        .map(|_| rng.random_range(-1.0..1.0)),
                 });
             }
             pos.play_unchecked(legal[rng.random_range(0..legal.len())]);

@@ -120,6 +120,18 @@ struct SampleV3<'a> {
     moves_left: Option<u32>,
 }
 
+/// As format 4 wrote them.
+#[derive(Serialize)]
+struct SampleV4<'a> {
+    position: &'a [u8],
+    policy: &'a [(u32, f32)],
+    outcome: i8,
+    margin: Option<f32>,
+    full_search: bool,
+    moves_left: Option<u32>,
+    search_wdl: Option<[f32; 3]>,
+}
+
 #[derive(Serialize)]
 struct OldFile<'a, S> {
     meta: &'a RecordMeta,
@@ -136,7 +148,7 @@ fn framed(version: u32, payload: &[u8]) -> Vec<u8> {
     out
 }
 
-/// A file of each format (2, 3, 4) with samples of a random game of `game`.
+/// A file of each format (2 to 5) with samples of a random game of `game`.
 fn record_files<G: Game>(game: &G, rng: &mut SmallRng) -> Vec<Vec<u8>> {
     let (states, _) = random_game(game, rng, 60);
     let mut samples = Vec::new();
@@ -149,7 +161,9 @@ fn record_files<G: Game>(game: &G, rng: &mut SmallRng) -> Vec<Vec<u8>> {
             .collect();
         let margin = s.margin(s.to_act());
         samples.push(
-            Sample::new(game, s, policy, 1, margin, 9).with_search_wdl(Some([0.5, 0.25, 0.25])),
+            Sample::new(game, s, policy, 1, margin, 9)
+                .with_search_wdl(Some([0.5, 0.25, 0.25]))
+                .with_search_margin(margin.map(|m| m / 2.0)),
         );
     }
     let file = RecordFile {
@@ -192,8 +206,25 @@ fn record_files<G: Game>(game: &G, rng: &mut SmallRng) -> Vec<Vec<u8>> {
             })
             .collect(),
     };
+    let v4 = OldFile {
+        meta: &file.meta,
+        samples: file
+            .samples
+            .iter()
+            .map(|s| SampleV4 {
+                position: &s.position,
+                policy: &s.policy,
+                outcome: s.outcome,
+                margin: s.margin,
+                full_search: s.full_search,
+                moves_left: s.moves_left,
+                search_wdl: s.search_wdl,
+            })
+            .collect(),
+    };
     vec![
         record::encode(&file),
+        framed(4, &bincode::serde::encode_to_vec(&v4, config).unwrap()),
         framed(3, &bincode::serde::encode_to_vec(&v3, config).unwrap()),
         framed(2, &bincode::serde::encode_to_vec(&v2, config).unwrap()),
     ]
@@ -206,7 +237,7 @@ fn fix_record(v: &mut [u8], rng: &mut SmallRng) {
         return;
     }
     if rng.random_ratio(1, 8) {
-        let version: u32 = rng.random_range(1..=5);
+        let version: u32 = rng.random_range(1..=6);
         v[8..12].copy_from_slice(&version.to_le_bytes());
     }
     let len = (v.len() - 24) as u64;

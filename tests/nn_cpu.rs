@@ -46,6 +46,7 @@ fn trained<G: Game>(game: &G, blocks: usize, channels: usize, steps: usize) -> M
                 margin: None,
                 moves_left: None,
                 search_wdl: None,
+                search_margin: None,
                 position: p,
             }
         })

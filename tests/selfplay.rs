@@ -51,6 +51,7 @@ fn games_become_valid_record_files() {
     let mut positions = 0;
     let mut games = 0;
     let mut decided_searches = 0;
+    let mut decided_margins = 0;
     for f in &s.files {
         let file = record::read(&BLITZ, f).unwrap();
         assert_eq!(file.meta.generation, 7);
@@ -67,6 +68,15 @@ fn games_become_valid_record_files() {
             if wdl[1] < 0.99 {
                 decided_searches += 1;
             }
+            // YINSH has a margin (rings removed), so the search's is kept.
+            assert!(sample.margin.is_some());
+            let m = sample
+                .search_margin
+                .expect("self-play keeps the search's margin");
+            assert!((-1.0..=1.0).contains(&m), "{m}");
+            if m != 0.0 {
+                decided_margins += 1;
+            }
         }
         // Each game's samples count down to its end, so the moves left
         // rise only where the next game begins.
@@ -79,7 +89,7 @@ fn games_become_valid_record_files() {
     assert!(s.positions > 5 * 10, "every game has searched decisions");
     // The uniform evaluator calls every leaf a draw: only the game's ends,
     // reached near them, move a search's value off it.
-    assert!(decided_searches > 0);
+    assert!(decided_searches > 0 && decided_margins > 0);
     assert!(s.batches > 0 && s.evaluated >= s.positions);
 }
 

@@ -115,6 +115,10 @@ pub struct SearchResult<A> {
     /// the root's mean also averages the poor actions sampled only to be
     /// discarded, which this leaves out.
     pub policy_wdl: Option<[f32; 3]>,
+    /// The expected final margin of playing `policy` for the player to act,
+    /// weighted as [`policy_wdl`](SearchResult::policy_wdl) is: a margin
+    /// target. A child the tree has solved counts its exact result in both.
+    pub policy_margin: Option<f32>,
     /// Descents made for this move (0 for a forced decision).
     pub simulations: u32,
     /// A single legal option, played without search.
@@ -561,6 +565,7 @@ impl<S: State> Search<S> {
                 visits: vec![self.tree.edge_stats(root.first_edge as usize, root.view).0],
                 root_wdl: root.wdl(),
                 policy_wdl: root.wdl(),
+                policy_margin: root.margin(),
                 simulations: 0,
                 forced: true,
                 full: self.mv.full,
@@ -606,21 +611,23 @@ impl<S: State> Search<S> {
                 .unwrap_or_else(|| choose_with_temperature(&choosable, &priors, t, self.mv.pick));
             (policy, self.prefer_proven(pick))
         };
-        let policy_wdl = {
+        let (policy_wdl, policy_margin) = {
             let mut sum = [0.0f32; 3];
+            let mut margin = 0.0f32;
             let mut weight = 0.0f32;
             for (i, p) in self.tree.edge_range(ROOT).zip(&policy) {
-                if let Some(w) = self.tree.edge_wdl(i, root.view) {
+                if let Some((w, m)) = self.tree.edge_value(i, root.view) {
                     weight += p;
                     for (s, x) in sum.iter_mut().zip(w) {
                         *s += p * x;
                     }
+                    margin += p * m;
                 }
             }
             if weight > 0.0 {
-                Some(sum.map(|s| s / weight))
+                (Some(sum.map(|s| s / weight)), Some(margin / weight))
             } else {
-                root.wdl()
+                (root.wdl(), root.margin())
             }
         };
         SearchResult {
@@ -630,6 +637,7 @@ impl<S: State> Search<S> {
             visits,
             root_wdl: root.wdl(),
             policy_wdl,
+            policy_margin,
             simulations: self.mv.sims,
             forced: false,
             full: self.mv.full,

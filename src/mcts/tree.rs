@@ -448,6 +448,24 @@ impl<S: State> Tree<S> {
         n.wdl().map(|w| if n.view == view { w } else { flip(w) })
     }
 
+    /// What edge `e`'s child is worth to `view` as a training target: its
+    /// exact win/draw/loss and margin where it is a finished game or solved
+    /// (not the mean of the visits spent proving it), else its means;
+    /// `None` while the child is unvisited.
+    pub fn edge_value(&self, e: usize, view: Color) -> Option<([f32; 3], f32)> {
+        let c = self.edges[e].child?;
+        let n = self.node(c);
+        let (wdl, margin) = match self.settled_result(c) {
+            Some(exact) => exact,
+            None => (n.wdl()?, n.margin()?),
+        };
+        Some(if n.view == view {
+            (wdl, margin)
+        } else {
+            (flip(wdl), -margin)
+        })
+    }
+
     /// Bounds on the exact value of edge `e`'s child to `view`: unknown
     /// (`-inf`, `+inf`) while the edge is untaken or the tree keeps no
     /// bounds.

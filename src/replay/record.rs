@@ -20,7 +20,9 @@
 //! stored as YINSH's packed struct) is refused by name: regenerate them.
 //! Version 2 (before samples said how far their game's end was) is read,
 //! its samples without [`Sample::moves_left`]; version 3 (before samples
-//! kept their search's value) is read without [`Sample::search_wdl`].
+//! kept their search's value) is read without [`Sample::search_wdl`], and
+//! version 4 (before they kept the search's margin) without
+//! [`Sample::search_margin`].
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -31,8 +33,8 @@ use crate::game::{ActionOf, Game, State};
 use crate::util::write_atomic;
 
 const MAGIC: &[u8; 8] = b"YZRECORD";
-/// The record format this build writes (it reads this one, 2 and 3).
-pub const FORMAT_VERSION: u32 = 4;
+/// The record format this build writes (it reads this one and 2 to 4).
+pub const FORMAT_VERSION: u32 = 5;
 const HEADER: usize = 8 + 4 + 8 + 4;
 
 /// One training position.
@@ -60,6 +62,12 @@ pub struct Sample {
     /// blunder the opponent never punished still shows ([`crate::replay::window::ValueTarget`]).
     /// `None` in files of formats 2 and 3, and for imitated games.
     pub search_wdl: Option<[f32; 3]>,
+    /// The search's expected final margin here for the player to act, in
+    /// [-1, 1] ([`SearchResult::policy_margin`](crate::mcts::SearchResult::policy_margin)),
+    /// the margin target's counterpart of [`Sample::search_wdl`]. `None` in
+    /// games without a margin, in files of formats 2 to 4, and for imitated
+    /// games.
+    pub search_margin: Option<f32>,
 }
 
 /// A sample as format 2 wrote it.
@@ -96,9 +104,21 @@ impl From<SampleV2> for SampleV3 {
     }
 }
 
-impl From<SampleV3> for Sample {
-    fn from(s: SampleV3) -> Sample {
-        Sample {
+/// A sample as format 4 wrote it: format 3's and the search's win/draw/loss.
+#[derive(Deserialize)]
+struct SampleV4 {
+    position: Vec<u8>,
+    policy: Vec<(u32, f32)>,
+    outcome: i8,
+    margin: Option<f32>,
+    full_search: bool,
+    moves_left: Option<u32>,
+    search_wdl: Option<[f32; 3]>,
+}
+
+impl From<SampleV3> for SampleV4 {
+    fn from(s: SampleV3) -> SampleV4 {
+        SampleV4 {
             position: s.position,
             policy: s.policy,
             outcome: s.outcome,
@@ -110,6 +130,27 @@ impl From<SampleV3> for Sample {
     }
 }
 
+impl From<SampleV2> for SampleV4 {
+    fn from(s: SampleV2) -> SampleV4 {
+        SampleV3::from(s).into()
+    }
+}
+
+impl From<SampleV4> for Sample {
+    fn from(s: SampleV4) -> Sample {
+        Sample {
+            position: s.position,
+            policy: s.policy,
+            outcome: s.outcome,
+            margin: s.margin,
+            full_search: s.full_search,
+            moves_left: s.moves_left,
+            search_wdl: s.search_wdl,
+            search_margin: None,
+        }
+    }
+}
+
 /// A file as an older format wrote it, its samples of that format's kind.
 #[derive(Deserialize)]
 struct OldRecordFile<S> {
@@ -117,7 +158,7 @@ struct OldRecordFile<S> {
     samples: Vec<S>,
 }
 
-impl<S: Into<SampleV3>> From<OldRecordFile<S>> for RecordFile {
+impl<S: Into<SampleV4>> From<OldRecordFile<S>> for RecordFile {
     fn from(f: OldRecordFile<S>) -> RecordFile {
         RecordFile {
             meta: f.meta,
@@ -210,6 +251,7 @@ impl Sample {
             full_search: true,
             moves_left: Some(moves_left),
             search_wdl: None,
+            search_margin: None,
         }
     }
 
@@ -217,6 +259,14 @@ impl Sample {
     pub fn with_search_wdl(self, wdl: Option<[f32; 3]>) -> Sample {
         Sample {
             search_wdl: wdl,
+            ..self
+        }
+    }
+
+    /// The same sample with the search's expected margin at its position.
+    pub fn with_search_margin(self, margin: Option<f32>) -> Sample {
+        Sample {
+            search_margin: margin,
             ..self
         }
     }
@@ -264,6 +314,11 @@ impl Sample {
             return Err(format!(
                 "search win/draw/loss {wdl:?} is not a distribution"
             ));
+        }
+        if let Some(m) = self.search_margin
+            && !(m.is_finite() && (-1.0..=1.0).contains(&m))
+        {
+            return Err(format!("search margin {m} outside [-1, 1]"));
         }
         Ok(pos)
     }
@@ -337,6 +392,11 @@ pub fn decode<G: Game>(game: &G, path: &Path, bytes: &[u8]) -> Result<RecordFile
         )
         .map(|(f, used)| (RecordFile::from(f), used)),
         3 => bincode::serde::decode_from_slice::<OldRecordFile<SampleV3>, _>(
+            payload,
+            decode_config(),
+        )
+        .map(|(f, used)| (RecordFile::from(f), used)),
+        4 => bincode::serde::decode_from_slice::<OldRecordFile<SampleV4>, _>(
             payload,
             decode_config(),
         )
@@ -420,6 +480,7 @@ mod tests {
                 s
             } else {
                 s.with_search_wdl(Some([0.25, 0.5, 0.25]))
+                    .with_search_margin(Some(-0.5))
             };
             samples.push(s);
             pos.play_unchecked(legal[(i as usize * 7) % legal.len()]);
@@ -491,7 +552,15 @@ mod tests {
                 let samples: Vec<_> = f.samples.iter().map(|s| (v2(s), s.moves_left)).collect();
                 bincode::serde::encode_to_vec((&f.meta, samples), config())
             }
-            _ => unreachable!("formats 2 and 3 only"),
+            4 => {
+                let samples: Vec<_> = f
+                    .samples
+                    .iter()
+                    .map(|s| (v2(s), s.moves_left, s.search_wdl))
+                    .collect();
+                bincode::serde::encode_to_vec((&f.meta, samples), config())
+            }
+            _ => unreachable!("formats 2 to 4 only"),
         }
         .unwrap();
         let mut bytes = MAGIC.to_vec();
@@ -505,17 +574,20 @@ mod tests {
     #[test]
     fn older_formats_read_without_the_fields_they_lacked() {
         let f = sample_file();
-        assert!(f.samples.iter().any(|s| s.search_wdl.is_some()));
-        for version in [2, 3] {
+        assert!(f.samples.iter().any(|s| s.search_margin.is_some()));
+        for version in [2, 3, 4] {
             let read = decode(&GAME, Path::new("old.bin"), &old_format(&f, version)).unwrap();
             assert_eq!(read.meta, f.meta);
             assert_eq!(read.samples.len(), f.samples.len());
             for (a, b) in read.samples.iter().zip(&f.samples) {
-                // Format 2 knew no moves left, formats 2 and 3 no search value.
+                // Format 2 knew no moves left, formats 2 and 3 no search
+                // value, formats 2 to 4 no search margin.
                 let moves_left = if version == 2 { None } else { b.moves_left };
+                let search_wdl = if version < 4 { None } else { b.search_wdl };
                 let expected = Sample {
                     moves_left,
-                    search_wdl: None,
+                    search_wdl,
+                    search_margin: None,
                     ..b.clone()
                 };
                 assert_eq!(a, &expected, "format {version}");
@@ -547,6 +619,15 @@ mod tests {
             .to_string();
         assert!(
             e.contains("sample 5") && e.contains("search win/draw/loss"),
+            "{e}"
+        );
+        let mut f = sample_file();
+        f.samples[6].search_margin = Some(1.5);
+        let e = decode(&GAME, Path::new("x"), &encode(&f))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("sample 6") && e.contains("search margin 1.5"),
             "{e}"
         );
     }

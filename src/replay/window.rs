@@ -62,17 +62,19 @@ impl WindowConfig {
     }
 }
 
-/// How a sample's win/draw/loss target is made from what its game recorded
-/// (the `[train]` table's `value_discount` and `search_value_weight`).
+/// How a sample's win/draw/loss and margin targets are made from what its
+/// game recorded (the `[train]` table's `value_discount` and
+/// `search_value_weight`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ValueTarget {
     /// Per move left to the end, the share of the target kept on the result,
     /// the rest on a draw (1 = the plain result).
     pub discount: f32,
-    /// Share of the target taken from the search's value at the position
-    /// where the sample has one, the rest from the result (0 = the result
-    /// alone). A result says how the game ended after every later mistake;
-    /// the search says what the position was worth when it was played.
+    /// Share of the target taken from the search's value (and margin) at
+    /// the position where the sample has one, the rest from the result (0 =
+    /// the result alone). A result says how the game ended after every later
+    /// mistake; the search says what the position was worth when it was
+    /// played.
     pub search_weight: f32,
 }
 
@@ -97,6 +99,8 @@ pub struct WindowSample<S> {
     pub moves_left: Option<u32>,
     /// The search's win/draw/loss here ([`Sample::search_wdl`](super::record::Sample::search_wdl)).
     pub search_wdl: Option<[f32; 3]>,
+    /// The search's margin here ([`Sample::search_margin`](super::record::Sample::search_margin)).
+    pub search_margin: Option<f32>,
 }
 
 impl<S> WindowSample<S> {
@@ -108,7 +112,7 @@ impl<S> WindowSample<S> {
     /// ```
     /// use yinsh_zero::replay::window::{ValueTarget, WindowSample};
     /// let s = WindowSample { position: (), policy: vec![], outcome: 1, margin: None,
-    ///     moves_left: Some(2), search_wdl: Some([0.2, 0.8, 0.0]) };
+    ///     moves_left: Some(2), search_wdl: Some([0.2, 0.8, 0.0]), search_margin: None };
     /// assert_eq!(s.wdl_target(ValueTarget::default()), [1.0, 0.0, 0.0]);
     /// let [w, d, l] = s.wdl_target(ValueTarget { discount: 0.9, search_weight: 0.0 });
     /// assert!((w - 0.81).abs() < 1e-6 && (d - 0.19).abs() < 1e-6 && l == 0.0);
@@ -131,6 +135,31 @@ impl<S> WindowSample<S> {
             }
             _ => result,
         }
+    }
+
+    /// The margin target for the player to act: the game's final margin,
+    /// with `target.search_weight` of the search's margin mixed in where the
+    /// sample has one (the margin is not discounted: it is the score itself,
+    /// which already says how soon). `None` where the game has no margin.
+    ///
+    /// ```
+    /// use yinsh_zero::replay::window::{ValueTarget, WindowSample};
+    /// let s = WindowSample { position: (), policy: vec![], outcome: -1, margin: Some(-0.5),
+    ///     moves_left: Some(2), search_wdl: None, search_margin: Some(-0.25) };
+    /// assert_eq!(s.margin_target(ValueTarget::default()), Some(-0.5));
+    /// let mixed = ValueTarget { discount: 0.9, search_weight: 0.5 };
+    /// assert_eq!(s.margin_target(mixed), Some(-0.375));
+    /// let plain = WindowSample { search_margin: None, ..s };
+    /// assert_eq!(plain.margin_target(mixed), Some(-0.5));
+    /// ```
+    pub fn margin_target(&self, target: ValueTarget) -> Option<f32> {
+        let m = self.margin?;
+        Some(match self.search_margin {
+            Some(q) if target.search_weight > 0.0 => {
+                (1.0 - target.search_weight) * m + target.search_weight * q
+            }
+            _ => m,
+        })
     }
 }
 
@@ -256,6 +285,7 @@ impl<G: Game> ReplayWindow<G> {
                 margin: s.margin,
                 moves_left: s.moves_left,
                 search_wdl: s.search_wdl,
+                search_margin: s.search_margin,
             });
         }
         while self.samples.len() > keep {

@@ -235,8 +235,8 @@ impl<S: State> InFlight<S> for Slot<S> {
 }
 
 /// A position searched in full: its policy target over dense action
-/// indices and the search's win/draw/loss there.
-type Searched<S> = (S, Vec<(u32, f32)>, Option<[f32; 3]>);
+/// indices, and the search's win/draw/loss and margin there.
+type Searched<S> = (S, Vec<(u32, f32)>, Option<[f32; 3]>, Option<f32>);
 
 struct Slot<S: State> {
     decisions: u64,
@@ -498,7 +498,8 @@ impl<G: Game> Worker<'_, G> {
                 .map(|(&a, &p)| (self.game.action_index(a) as u32, p))
                 .collect();
             self.offer_fork(game, &pos, result.action);
-            game.samples.push((pos, policy, result.policy_wdl));
+            game.samples
+                .push((pos, policy, result.policy_wdl, result.policy_margin));
             self.progress.positions.fetch_add(1, Ordering::Relaxed);
         }
         if self.cfg.resign
@@ -556,12 +557,15 @@ impl<G: Game> Worker<'_, G> {
         let samples: Vec<Sample> = game
             .samples
             .into_iter()
-            .map(|(pos, policy, wdl)| {
+            .map(|(pos, policy, wdl, search_margin)| {
                 let me = pos.to_act();
                 let margin = last.margin(me);
                 let left = last.ply() - pos.ply();
+                // A game without a margin has no margin target to mix into.
+                let search_margin = search_margin.filter(|_| margin.is_some());
                 Sample::new(self.game, &pos, policy, outcome.score_for(me), margin, left)
                     .with_search_wdl(wdl)
+                    .with_search_margin(search_margin)
             })
             .collect();
         summary.positions += samples.len() as u64;

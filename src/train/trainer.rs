@@ -39,7 +39,9 @@ pub struct Batch {
     /// ([`WindowSample::wdl_target`]: the one-hot result unless discounted
     /// or mixed with the search's value).
     pub wdl: Vec<f32>,
-    /// `[size, 1]`: the game's final score margin, scaled into [-1, 1].
+    /// `[size, 1]`: the margin target, in [-1, 1]
+    /// ([`WindowSample::margin_target`]: the game's final score margin unless
+    /// mixed with the search's).
     pub margin: Vec<f32>,
     /// `[size, 1]`: 1 where the sample has a margin target, else 0.
     pub margin_mask: Vec<f32>,
@@ -82,7 +84,7 @@ impl Batch {
                 b.policy[row + game.transform_index(idx as usize, k)] = p;
             }
             b.wdl[i * 3..i * 3 + 3].copy_from_slice(&s.wdl_target(value_target));
-            if let Some(m) = s.margin {
+            if let Some(m) = s.margin_target(value_target) {
                 b.margin[i] = m;
                 b.margin_mask[i] = 1.0;
             }

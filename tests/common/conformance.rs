@@ -474,8 +474,12 @@ pub fn records<G: Game>(game: &G, played: &[Played<G>]) -> usize {
                     let d = rng.random_range(0.0..0.5f32);
                     [w, d, 1.0 - w - d]
                 });
+                let search_margin = margin
+                    .filter(|_| i % 3 == 0)
+                    .map(|_| rng.random_range(-1.0..=1.0f32));
                 let mut sample = Sample::new(game, s, policy, result.score_for(me), margin, left)
-                    .with_search_wdl(wdl);
+                    .with_search_wdl(wdl)
+                    .with_search_margin(search_margin);
                 sample.full_search = i % 3 != 1;
                 sample
             })
