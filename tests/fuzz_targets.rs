@@ -109,28 +109,14 @@ struct SampleV2<'a> {
     full_search: bool,
 }
 
-/// As format 3 wrote them.
+/// As format 3 wrote them: format 2's and the moves left (bincode lays a
+/// nested struct out as its fields in order).
 #[derive(Serialize)]
-struct SampleV3<'a> {
-    position: &'a [u8],
-    policy: &'a [(u32, f32)],
-    outcome: i8,
-    margin: Option<f32>,
-    full_search: bool,
-    moves_left: Option<u32>,
-}
+struct SampleV3<'a>(SampleV2<'a>, Option<u32>);
 
-/// As format 4 wrote them.
+/// As format 4 wrote them: format 3's and the search's win/draw/loss.
 #[derive(Serialize)]
-struct SampleV4<'a> {
-    position: &'a [u8],
-    policy: &'a [(u32, f32)],
-    outcome: i8,
-    margin: Option<f32>,
-    full_search: bool,
-    moves_left: Option<u32>,
-    search_wdl: Option<[f32; 3]>,
-}
+struct SampleV4<'a>(SampleV3<'a>, Option<[f32; 3]>);
 
 #[derive(Serialize)]
 struct OldFile<'a, S> {
@@ -176,58 +162,42 @@ fn record_files<G: Game>(game: &G, rng: &mut SmallRng) -> Vec<Vec<u8>> {
         },
         samples,
     };
-    let config = bincode::config::standard();
-    let v2 = OldFile {
-        meta: &file.meta,
-        samples: file
-            .samples
-            .iter()
-            .map(|s| SampleV2 {
-                position: &s.position,
-                policy: &s.policy,
-                outcome: s.outcome,
-                margin: s.margin,
-                full_search: s.full_search,
-            })
-            .collect(),
-    };
-    let v3 = OldFile {
-        meta: &file.meta,
-        samples: file
-            .samples
-            .iter()
-            .map(|s| SampleV3 {
-                position: &s.position,
-                policy: &s.policy,
-                outcome: s.outcome,
-                margin: s.margin,
-                full_search: s.full_search,
-                moves_left: s.moves_left,
-            })
-            .collect(),
-    };
-    let v4 = OldFile {
-        meta: &file.meta,
-        samples: file
-            .samples
-            .iter()
-            .map(|s| SampleV4 {
-                position: &s.position,
-                policy: &s.policy,
-                outcome: s.outcome,
-                margin: s.margin,
-                full_search: s.full_search,
-                moves_left: s.moves_left,
-                search_wdl: s.search_wdl,
-            })
-            .collect(),
-    };
+    let old = |version: u32, bytes: Result<Vec<u8>, _>| framed(version, &bytes.unwrap());
+    let v4: Vec<_> = file.samples.iter().map(v4).collect();
+    let v3: Vec<_> = file.samples.iter().map(v3).collect();
+    let v2: Vec<_> = file.samples.iter().map(v2).collect();
     vec![
         record::encode(&file),
-        framed(4, &bincode::serde::encode_to_vec(&v4, config).unwrap()),
-        framed(3, &bincode::serde::encode_to_vec(&v3, config).unwrap()),
-        framed(2, &bincode::serde::encode_to_vec(&v2, config).unwrap()),
+        old(4, encode_old(&file.meta, v4)),
+        old(3, encode_old(&file.meta, v3)),
+        old(2, encode_old(&file.meta, v2)),
     ]
+}
+
+fn v2(s: &Sample) -> SampleV2<'_> {
+    SampleV2 {
+        position: &s.position,
+        policy: &s.policy,
+        outcome: s.outcome,
+        margin: s.margin,
+        full_search: s.full_search,
+    }
+}
+
+fn v3(s: &Sample) -> SampleV3<'_> {
+    SampleV3(v2(s), s.moves_left)
+}
+
+fn v4(s: &Sample) -> SampleV4<'_> {
+    SampleV4(v3(s), s.search_wdl)
+}
+
+/// An older format's payload: the file's meta and its samples of that format.
+fn encode_old<S: Serialize>(
+    meta: &RecordMeta,
+    samples: Vec<S>,
+) -> Result<Vec<u8>, bincode::error::EncodeError> {
+    bincode::serde::encode_to_vec(OldFile { meta, samples }, bincode::config::standard())
 }
 
 /// Mends a record file's payload length and checksum (nine times in ten),

@@ -80,72 +80,38 @@ struct SampleV2 {
     full_search: bool,
 }
 
-/// A sample as format 3 wrote it: format 2's and the moves left.
+/// A sample as format 3 wrote it: format 2's and the moves left (bincode
+/// lays a nested struct out as its fields in order, so each format's sample
+/// is the one before it and the fields it added).
 #[derive(Deserialize)]
-struct SampleV3 {
-    position: Vec<u8>,
-    policy: Vec<(u32, f32)>,
-    outcome: i8,
-    margin: Option<f32>,
-    full_search: bool,
-    moves_left: Option<u32>,
-}
-
-impl From<SampleV2> for SampleV3 {
-    fn from(s: SampleV2) -> SampleV3 {
-        SampleV3 {
-            position: s.position,
-            policy: s.policy,
-            outcome: s.outcome,
-            margin: s.margin,
-            full_search: s.full_search,
-            moves_left: None,
-        }
-    }
-}
+struct SampleV3(SampleV2, Option<u32>);
 
 /// A sample as format 4 wrote it: format 3's and the search's win/draw/loss.
 #[derive(Deserialize)]
-struct SampleV4 {
-    position: Vec<u8>,
-    policy: Vec<(u32, f32)>,
-    outcome: i8,
-    margin: Option<f32>,
-    full_search: bool,
-    moves_left: Option<u32>,
-    search_wdl: Option<[f32; 3]>,
+struct SampleV4(SampleV3, Option<[f32; 3]>);
+
+impl From<SampleV2> for SampleV4 {
+    fn from(s: SampleV2) -> SampleV4 {
+        SampleV4(SampleV3(s, None), None)
+    }
 }
 
 impl From<SampleV3> for SampleV4 {
     fn from(s: SampleV3) -> SampleV4 {
-        SampleV4 {
-            position: s.position,
-            policy: s.policy,
-            outcome: s.outcome,
-            margin: s.margin,
-            full_search: s.full_search,
-            moves_left: s.moves_left,
-            search_wdl: None,
-        }
-    }
-}
-
-impl From<SampleV2> for SampleV4 {
-    fn from(s: SampleV2) -> SampleV4 {
-        SampleV3::from(s).into()
+        SampleV4(s, None)
     }
 }
 
 impl From<SampleV4> for Sample {
-    fn from(s: SampleV4) -> Sample {
+    fn from(SampleV4(SampleV3(s, moves_left), search_wdl): SampleV4) -> Sample {
         Sample {
             position: s.position,
             policy: s.policy,
             outcome: s.outcome,
             margin: s.margin,
             full_search: s.full_search,
-            moves_left: s.moves_left,
-            search_wdl: s.search_wdl,
+            moves_left,
+            search_wdl,
             search_margin: None,
         }
     }
