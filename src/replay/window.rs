@@ -76,6 +76,13 @@ pub struct ValueTarget {
     /// mistake; the search says what the position was worth when it was
     /// played.
     pub search_weight: f32,
+    /// The same share for the margin target alone. Apart from
+    /// `search_weight` because the two targets teach different things: the
+    /// margin orders moves that all lose (or all win) by how soon, which a
+    /// result knows only after every later slip, while a win/draw/loss
+    /// target mixed with a young network's search stays where the network
+    /// already was.
+    pub margin_search_weight: f32,
 }
 
 impl Default for ValueTarget {
@@ -84,6 +91,7 @@ impl Default for ValueTarget {
         ValueTarget {
             discount: 1.0,
             search_weight: 0.0,
+            margin_search_weight: 0.0,
         }
     }
 }
@@ -114,9 +122,10 @@ impl<S> WindowSample<S> {
     /// let s = WindowSample { position: (), policy: vec![], outcome: 1, margin: None,
     ///     moves_left: Some(2), search_wdl: Some([0.2, 0.8, 0.0]), search_margin: None };
     /// assert_eq!(s.wdl_target(ValueTarget::default()), [1.0, 0.0, 0.0]);
-    /// let [w, d, l] = s.wdl_target(ValueTarget { discount: 0.9, search_weight: 0.0 });
+    /// let t = ValueTarget::default();
+    /// let [w, d, l] = s.wdl_target(ValueTarget { discount: 0.9, ..t });
     /// assert!((w - 0.81).abs() < 1e-6 && (d - 0.19).abs() < 1e-6 && l == 0.0);
-    /// let [w, d, l] = s.wdl_target(ValueTarget { discount: 1.0, search_weight: 0.5 });
+    /// let [w, d, l] = s.wdl_target(ValueTarget { search_weight: 0.5, ..t });
     /// assert!((w - 0.6).abs() < 1e-6 && (d - 0.4).abs() < 1e-6 && l == 0.0);
     /// ```
     pub fn wdl_target(&self, target: ValueTarget) -> [f32; 3] {
@@ -138,7 +147,7 @@ impl<S> WindowSample<S> {
     }
 
     /// The margin target for the player to act: the game's final margin,
-    /// with `target.search_weight` of the search's margin mixed in where the
+    /// with `target.margin_search_weight` of the search's margin mixed in where the
     /// sample has one (the margin is not discounted: it is the score itself,
     /// which already says how soon). `None` where the game has no margin.
     ///
@@ -147,16 +156,18 @@ impl<S> WindowSample<S> {
     /// let s = WindowSample { position: (), policy: vec![], outcome: -1, margin: Some(-0.5),
     ///     moves_left: Some(2), search_wdl: None, search_margin: Some(-0.25) };
     /// assert_eq!(s.margin_target(ValueTarget::default()), Some(-0.5));
-    /// let mixed = ValueTarget { discount: 0.9, search_weight: 0.5 };
+    /// let mixed = ValueTarget { discount: 0.9, search_weight: 0.0, margin_search_weight: 0.5 };
     /// assert_eq!(s.margin_target(mixed), Some(-0.375));
+    /// let wdl_only = ValueTarget { search_weight: 0.5, margin_search_weight: 0.0, ..mixed };
+    /// assert_eq!(s.margin_target(wdl_only), Some(-0.5));
     /// let plain = WindowSample { search_margin: None, ..s };
     /// assert_eq!(plain.margin_target(mixed), Some(-0.5));
     /// ```
     pub fn margin_target(&self, target: ValueTarget) -> Option<f32> {
         let m = self.margin?;
         Some(match self.search_margin {
-            Some(q) if target.search_weight > 0.0 => {
-                (1.0 - target.search_weight) * m + target.search_weight * q
+            Some(q) if target.margin_search_weight > 0.0 => {
+                (1.0 - target.margin_search_weight) * m + target.margin_search_weight * q
             }
             _ => m,
         })

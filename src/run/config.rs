@@ -698,6 +698,18 @@ mod tests {
     }
 
     #[test]
+    fn margin_target_share_follows_the_value_share_unless_given() {
+        let c = RunConfig::from_toml("[train]\nsearch_value_weight = 0.5\n", "x").unwrap();
+        let t = c.train.value_target();
+        assert_eq!((t.search_weight, t.margin_search_weight), (0.5, 0.5));
+        let text = "[train]\nsearch_value_weight = 0.0\nsearch_margin_weight = 0.25\n";
+        let c = RunConfig::from_toml(text, "x").unwrap();
+        let t = c.train.value_target();
+        assert_eq!((t.search_weight, t.margin_search_weight), (0.0, 0.25));
+        assert_eq!(RunConfig::from_toml(&c.to_toml(), "x").unwrap(), c);
+    }
+
+    #[test]
     fn written_configs_read_back_identical() {
         let d = RunConfig::load(None).unwrap();
         assert_eq!(RunConfig::from_toml(&d.to_toml(), "x").unwrap(), d);
@@ -713,6 +725,8 @@ mod tests {
         assert!(e.contains("gating.threshold"), "{e}");
         let e = refusal("[train]\nsearch_value_weight = 1.5\n");
         assert!(e.contains("train.search_value_weight"), "{e}");
+        let e = refusal("[train]\nsearch_margin_weight = -0.1\n");
+        assert!(e.contains("train.search_margin_weight"), "{e}");
         for text in [
             "[selfplay]\nside_games = 1.5\n",
             "[selfplay]\nside_games = -0.5\n",

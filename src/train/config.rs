@@ -65,6 +65,12 @@ pub struct TrainConfig {
     /// in self-play and their results say "draw"; the search's value is
     /// less noisy and follows the network's own judgement.
     pub search_value_weight: f64,
+    /// The same share for the margin target alone; omitted, it is
+    /// `search_value_weight`. The margin orders moves that all lose by how
+    /// long they hold out, which the search can teach the margin without
+    /// the win/draw/loss target following the network's own opening values.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub search_margin_weight: Option<f64>,
     /// Samples trained per new self-play position: each generation trains
     /// `ratio * new positions / batch_size` steps (KataGo's knob against
     /// overfitting a small window).
@@ -100,6 +106,7 @@ impl Default for TrainConfig {
             margin_loss_weight: 0.25,
             value_discount: 1.0,
             search_value_weight: 0.0,
+            search_margin_weight: None,
             train_ratio: 4.0,
             min_positions: 2_000,
             threads: 0,
@@ -144,6 +151,9 @@ impl TrainConfig {
         ValueTarget {
             discount: self.value_discount as f32,
             search_weight: self.search_value_weight as f32,
+            margin_search_weight: self
+                .search_margin_weight
+                .unwrap_or(self.search_value_weight) as f32,
         }
     }
 
@@ -191,6 +201,13 @@ impl TrainConfig {
             return Err(format!(
                 "train.search_value_weight must be in [0, 1], got {}",
                 self.search_value_weight
+            ));
+        }
+        if let Some(w) = self.search_margin_weight
+            && !(0.0..=1.0).contains(&w)
+        {
+            return Err(format!(
+                "train.search_margin_weight must be in [0, 1], got {w}"
             ));
         }
         if !(0.0..=1.0).contains(&self.lr_floor) {
