@@ -54,7 +54,7 @@ fn batch<G: Game>(game: &G, n: usize, seed: u64) -> Batch {
     let target = ValueTarget {
         discount: 0.97,
         search_weight: 0.3,
-        margin_search_weight: 0.3,
+        search_margin_weight: 0.3,
     };
     Batch::new(game, &refs, target, &mut rng)
 }

@@ -82,7 +82,7 @@ pub struct ValueTarget {
     /// result knows only after every later slip, while a win/draw/loss
     /// target mixed with a young network's search stays where the network
     /// already was.
-    pub margin_search_weight: f32,
+    pub search_margin_weight: f32,
 }
 
 impl Default for ValueTarget {
@@ -91,7 +91,7 @@ impl Default for ValueTarget {
         ValueTarget {
             discount: 1.0,
             search_weight: 0.0,
-            margin_search_weight: 0.0,
+            search_margin_weight: 0.0,
         }
     }
 }
@@ -147,7 +147,7 @@ impl<S> WindowSample<S> {
     }
 
     /// The margin target for the player to act: the game's final margin,
-    /// with `target.margin_search_weight` of the search's margin mixed in where the
+    /// with `target.search_margin_weight` of the search's margin mixed in where the
     /// sample has one (the margin is not discounted: it is the score itself,
     /// which already says how soon). `None` where the game has no margin.
     ///
@@ -156,9 +156,9 @@ impl<S> WindowSample<S> {
     /// let s = WindowSample { position: (), policy: vec![], outcome: -1, margin: Some(-0.5),
     ///     moves_left: Some(2), search_wdl: None, search_margin: Some(-0.25) };
     /// assert_eq!(s.margin_target(ValueTarget::default()), Some(-0.5));
-    /// let mixed = ValueTarget { discount: 0.9, search_weight: 0.0, margin_search_weight: 0.5 };
+    /// let mixed = ValueTarget { discount: 0.9, search_weight: 0.0, search_margin_weight: 0.5 };
     /// assert_eq!(s.margin_target(mixed), Some(-0.375));
-    /// let wdl_only = ValueTarget { search_weight: 0.5, margin_search_weight: 0.0, ..mixed };
+    /// let wdl_only = ValueTarget { search_weight: 0.5, search_margin_weight: 0.0, ..mixed };
     /// assert_eq!(s.margin_target(wdl_only), Some(-0.5));
     /// let plain = WindowSample { search_margin: None, ..s };
     /// assert_eq!(plain.margin_target(mixed), Some(-0.5));
@@ -166,8 +166,8 @@ impl<S> WindowSample<S> {
     pub fn margin_target(&self, target: ValueTarget) -> Option<f32> {
         let m = self.margin?;
         Some(match self.search_margin {
-            Some(q) if target.margin_search_weight > 0.0 => {
-                (1.0 - target.margin_search_weight) * m + target.margin_search_weight * q
+            Some(q) if target.search_margin_weight > 0.0 => {
+                (1.0 - target.search_margin_weight) * m + target.search_margin_weight * q
             }
             _ => m,
         })

@@ -701,11 +701,11 @@ mod tests {
     fn margin_target_share_follows_the_value_share_unless_given() {
         let c = RunConfig::from_toml("[train]\nsearch_value_weight = 0.5\n", "x").unwrap();
         let t = c.train.value_target();
-        assert_eq!((t.search_weight, t.margin_search_weight), (0.5, 0.5));
+        assert_eq!((t.search_weight, t.search_margin_weight), (0.5, 0.5));
         let text = "[train]\nsearch_value_weight = 0.0\nsearch_margin_weight = 0.25\n";
         let c = RunConfig::from_toml(text, "x").unwrap();
         let t = c.train.value_target();
-        assert_eq!((t.search_weight, t.margin_search_weight), (0.0, 0.25));
+        assert_eq!((t.search_weight, t.search_margin_weight), (0.0, 0.25));
         assert_eq!(RunConfig::from_toml(&c.to_toml(), "x").unwrap(), c);
     }
 

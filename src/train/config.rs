@@ -151,7 +151,7 @@ impl TrainConfig {
         ValueTarget {
             discount: self.value_discount as f32,
             search_weight: self.search_value_weight as f32,
-            margin_search_weight: self
+            search_margin_weight: self
                 .search_margin_weight
                 .unwrap_or(self.search_value_weight) as f32,
         }
@@ -197,18 +197,16 @@ impl TrainConfig {
                 self.value_discount
             ));
         }
-        if !(0.0..=1.0).contains(&self.search_value_weight) {
-            return Err(format!(
-                "train.search_value_weight must be in [0, 1], got {}",
-                self.search_value_weight
-            ));
-        }
-        if let Some(w) = self.search_margin_weight
-            && !(0.0..=1.0).contains(&w)
-        {
-            return Err(format!(
-                "train.search_margin_weight must be in [0, 1], got {w}"
-            ));
+        let share = |name: &str, v: f64| {
+            if (0.0..=1.0).contains(&v) {
+                Ok(())
+            } else {
+                Err(format!("train.{name} must be in [0, 1], got {v}"))
+            }
+        };
+        share("search_value_weight", self.search_value_weight)?;
+        if let Some(w) = self.search_margin_weight {
+            share("search_margin_weight", w)?;
         }
         if !(0.0..=1.0).contains(&self.lr_floor) {
             return Err(format!(
