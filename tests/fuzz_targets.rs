@@ -627,7 +627,7 @@ fn morris_placing_books() {
     for turns in [0, 2, 4] {
         let book = build(
             &db,
-            &mut search,
+            std::slice::from_mut(&mut search),
             turns,
             None,
             Duration::MAX,

@@ -254,16 +254,30 @@ fn the_placing_book_holds_the_solved_values_and_is_checked_on_load() {
     let mut search = PlacingSearch::new(1 << 20, None);
     let save = |b: &PlacingBook| b.save(dir.path());
     // Two turns, then three: the second build keeps the first's entries.
-    let two = build(&db, &mut search, 2, None, Duration::ZERO, save, |_, _| {}).unwrap();
+    let two = build(
+        &db,
+        std::slice::from_mut(&mut search),
+        2,
+        None,
+        Duration::ZERO,
+        save,
+        |_, _| {},
+    )
+    .unwrap();
     assert!(two.complete && two.turns == 2);
     assert_eq!(two.len(), states_near_start(Variant::Six, 2).len());
     let old = PlacingBook::load(dir.path(), Variant::Six)
         .unwrap()
         .unwrap();
     assert_eq!(old, two);
+    // The third turn by two threads, each with its own table.
+    let mut two_searches = [
+        PlacingSearch::new(1 << 19, None),
+        PlacingSearch::new(1 << 19, None),
+    ];
     let three = build(
         &db,
-        &mut search,
+        &mut two_searches,
         3,
         Some(old),
         Duration::ZERO,

@@ -305,7 +305,7 @@ fn bench_placing(args: PlacingBenchArgs) -> anyhow::Result<()> {
     let t = Instant::now();
     let book = build(
         &db,
-        &mut search,
+        std::slice::from_mut(&mut search),
         args.turns,
         None,
         std::time::Duration::MAX,
@@ -809,9 +809,13 @@ enum MorrisCommand {
         /// The database directory (default data/morris/<variant>).
         #[arg(long)]
         db: Option<PathBuf>,
-        /// Transposition table size in MB.
+        /// Transposition table size in MB, shared out among the threads
+        /// (each searches with its own part).
         #[arg(long, default_value_t = 1024, value_parser = clap::value_parser!(u64).range(1..=65536))]
         table_mb: u64,
+        /// Searching threads (default: all cores).
+        #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1024))]
+        threads: Option<u64>,
         /// Most minutes between saves of the book so far (a stopped build
         /// resumes from the last).
         #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=60))]
@@ -855,8 +859,9 @@ fn run(args: Args) -> anyhow::Result<()> {
             turns,
             db,
             table_mb,
+            threads,
             save_minutes,
-        } => placing_book(&name, turns, db, table_mb, save_minutes),
+        } => placing_book(&name, turns, db, table_mb, threads, save_minutes),
         MorrisCommand::Layers { variant: name } => layers(&name),
     }
 }
@@ -990,9 +995,10 @@ fn placing_book(
     turns: u8,
     db: Option<PathBuf>,
     table_mb: u64,
+    threads: Option<u64>,
     save_minutes: u64,
 ) -> anyhow::Result<()> {
-    use super::placing::PlacingSearch;
+    use super::placing::{PlacingSearch, SearchStats};
     use super::placing_book::{FILE_NAME, PlacingBook, build};
     let v = variant(name)?;
     let dir = db.unwrap_or_else(|| Database::default_dir(v));
@@ -1007,11 +1013,19 @@ fn placing_book(
             if b.complete { "" } else { ", not complete" }
         );
     }
-    let mut search = PlacingSearch::new((table_mb << 20) as usize, None);
+    let threads = threads.map_or_else(
+        || std::thread::available_parallelism().map_or(1, |n| n.get()),
+        |n| n as usize,
+    );
+    let part = ((table_mb << 20) as usize / threads).max(1 << 20);
+    let mut searches: Vec<_> = (0..threads)
+        .map(|_| PlacingSearch::new(part, None))
+        .collect();
+    println!("{threads} threads, a {} MB table each", part >> 20);
     let started = Instant::now();
     let book = build(
         &db,
-        &mut search,
+        &mut searches,
         turns,
         old,
         std::time::Duration::from_secs(60 * save_minutes),
@@ -1023,7 +1037,7 @@ fn placing_book(
             )
         },
     )?;
-    let s = search.stats();
+    let s: SearchStats = searches.iter().map(PlacingSearch::stats).sum();
     let start = Layer {
         a: 0,
         b: 0,

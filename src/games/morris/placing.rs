@@ -38,6 +38,16 @@ pub struct SearchStats {
     pub table_hits: u64,
 }
 
+impl std::iter::Sum for SearchStats {
+    fn sum<I: Iterator<Item = SearchStats>>(iter: I) -> SearchStats {
+        iter.fold(SearchStats::default(), |a, b| SearchStats {
+            nodes: a.nodes + b.nodes,
+            lookups: a.lookups + b.lookups,
+            table_hits: a.table_hits + b.table_hits,
+        })
+    }
+}
+
 /// One table slot: the canonical key with the hands in its spare bits, and
 /// bounds on the state's score in turns from the state itself.
 #[derive(Clone, Copy, Default)]

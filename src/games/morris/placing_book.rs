@@ -24,6 +24,8 @@
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use super::address::Layer;
@@ -206,45 +208,97 @@ pub fn states_near_start(variant: Variant, turns: u8) -> Vec<(Layer, u32, u32)> 
 }
 
 /// Builds (or completes) the book of the states within `turns` of the
-/// start, searching each over `db`'s moving-phase layers. Entries of `old`
-/// are kept; the book so far is handed to `save` at least every `every`,
-/// so that a stopped build loses little.
+/// start, searching each over `db`'s moving-phase layers, one thread per
+/// searcher in `searches` (each with its own table: the states are taken in
+/// order from one queue, so neighbours, which share most of their lines,
+/// still go to tables that have seen their like). Entries of `old` are
+/// kept; the book so far is handed to `save` at least every `every`, so
+/// that a stopped build loses little. The first error stops every thread.
 pub fn build(
     db: &Database,
-    search: &mut PlacingSearch,
+    searches: &mut [PlacingSearch],
     turns: u8,
     old: Option<PlacingBook>,
     every: Duration,
-    mut save: impl FnMut(&PlacingBook) -> Result<(), DbError>,
-    mut progress: impl FnMut(usize, usize),
+    save: impl FnMut(&PlacingBook) -> Result<(), DbError> + Send,
+    progress: impl FnMut(usize, usize) + Send,
 ) -> Result<PlacingBook, DbError> {
+    assert!(!searches.is_empty(), "a placing book needs a searcher");
     let variant = db.variant();
     let geo = variant.geometry();
     let states = states_near_start(variant, turns);
-    let mut found: BTreeMap<u64, Value> = old
+    let found: BTreeMap<u64, Value> = old
         .map(|b| b.entries.into_iter().collect())
         .unwrap_or_default();
+    let todo: Vec<(Layer, u32, u32, u64)> = states
+        .iter()
+        .map(|&(l, m, o)| (l, m, o, state_key(geo, l, m, o)))
+        .filter(|s| !found.contains_key(&s.3))
+        .collect();
     let book = |found: &BTreeMap<u64, Value>, complete| PlacingBook {
         variant,
         turns,
         complete,
         entries: found.iter().map(|(&k, &v)| (k, v)).collect(),
     };
-    let mut last = Instant::now();
-    for (i, &(l, m, o)) in states.iter().enumerate() {
-        let k = state_key(geo, l, m, o);
-        if found.contains_key(&k) {
-            continue;
-        }
-        found.insert(k, search.value(db, l, m, o)?);
-        if last.elapsed() >= every {
-            save(&book(&found, false))?;
-            progress(i + 1, states.len());
-            last = Instant::now();
-        }
+    struct Shared<S, P> {
+        found: BTreeMap<u64, Value>,
+        done: usize,
+        last: Instant,
+        save: S,
+        progress: P,
     }
-    let done = book(&found, true);
-    save(&done)?;
-    progress(states.len(), states.len());
+    let shared = Mutex::new(Shared {
+        found,
+        done: states.len() - todo.len(),
+        last: Instant::now(),
+        save,
+        progress,
+    });
+    let next = AtomicUsize::new(0);
+    let stop = AtomicBool::new(false);
+    let work = |search: &mut PlacingSearch| -> Result<(), DbError> {
+        while !stop.load(Ordering::Relaxed) {
+            let Some(&(l, m, o, k)) = todo.get(next.fetch_add(1, Ordering::Relaxed)) else {
+                break;
+            };
+            let value = search.value(db, l, m, o)?;
+            let mut sh = shared.lock().unwrap_or_else(|e| e.into_inner());
+            sh.found.insert(k, value);
+            sh.done += 1;
+            if sh.last.elapsed() >= every {
+                let partial = book(&sh.found, false);
+                (sh.save)(&partial)?;
+                let done = sh.done;
+                (sh.progress)(done, states.len());
+                sh.last = Instant::now();
+            }
+        }
+        Ok(())
+    };
+    let results: Vec<Result<(), DbError>> = std::thread::scope(|s| {
+        let handles: Vec<_> = searches
+            .iter_mut()
+            .map(|search| {
+                let (work, stop) = (&work, &stop);
+                s.spawn(move || {
+                    let r = work(search);
+                    if r.is_err() {
+                        stop.store(true, Ordering::Relaxed);
+                    }
+                    r
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .collect()
+    });
+    results.into_iter().collect::<Result<Vec<()>, DbError>>()?;
+    let mut sh = shared.into_inner().unwrap_or_else(|e| e.into_inner());
+    let done = book(&sh.found, true);
+    (sh.save)(&done)?;
+    (sh.progress)(states.len(), states.len());
     Ok(done)
 }
