@@ -27,12 +27,18 @@ pub const MAX_INDEX_WITHOUT_DB: u64 = 3_000_000;
 /// States kept in built layer indices before the cache is emptied.
 const MAX_CACHED_STATES: usize = 12_000_000;
 /// The placing-phase search behind the page (Nine's placing phase has no
-/// files): at most this many states per question, so that a request costs
-/// seconds, not minutes; the search is one per database behind a lock, so
-/// requests together never keep more than one core searching. Positions
-/// nearer the start come from the placing book.
-const PAGE_SEARCH_BUDGET: u64 = 100_000;
-const PAGE_SEARCH_TABLE: usize = 64 << 20;
+/// files): at most this many states per action's question. Positions
+/// within the placing book's turns are answered from the book; with Nine's
+/// four-turn book the largest questions are those four turns in, 41 million
+/// states for a whole position at most in `bench morris-questions` (30
+/// November, docs/results/morris-solver.md), none over this bound, so the
+/// page answers every position reachable in a game; a cap still bounds what
+/// one request can cost. The search is one per database behind a lock, so
+/// requests together never keep more than one core searching.
+const PAGE_SEARCH_BUDGET: u64 = 20_000_000;
+/// 512 MB: a question four turns in expands a fifth fewer states than with
+/// 64 MB (median 15.8 against 18.9 million, five positions).
+const PAGE_SEARCH_TABLE: usize = 512 << 20;
 
 /// The Morris databases a server consults.
 pub struct MorrisDatabases {
