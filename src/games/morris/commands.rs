@@ -814,8 +814,8 @@ enum MorrisCommand {
         #[arg(long, default_value_t = 1024, value_parser = clap::value_parser!(u64).range(1..=65536))]
         table_mb: u64,
         /// Searching threads (default: all cores).
-        #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1024))]
-        threads: Option<u64>,
+        #[arg(long)]
+        threads: Option<usize>,
         /// Most minutes between saves of the book so far (a stopped build
         /// resumes from the last).
         #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=60))]
@@ -995,7 +995,7 @@ fn placing_book(
     turns: u8,
     db: Option<PathBuf>,
     table_mb: u64,
-    threads: Option<u64>,
+    threads: Option<usize>,
     save_minutes: u64,
 ) -> anyhow::Result<()> {
     use super::placing::{PlacingSearch, SearchStats};
@@ -1013,10 +1013,9 @@ fn placing_book(
             if b.complete { "" } else { ", not complete" }
         );
     }
-    let threads = threads.map_or_else(
-        || std::thread::available_parallelism().map_or(1, |n| n.get()),
-        |n| n as usize,
-    );
+    let threads = threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .max(1);
     let part = ((table_mb << 20) as usize / threads).max(1 << 20);
     let mut searches: Vec<_> = (0..threads)
         .map(|_| PlacingSearch::new(part, None))

@@ -29,15 +29,15 @@ const MAX_CACHED_STATES: usize = 12_000_000;
 /// The placing-phase search behind the page (Nine's placing phase has no
 /// files): at most this many states per action's question. Positions
 /// within the placing book's turns are answered from the book; with Nine's
-/// four-turn book the largest questions are those four turns in, 41 million
-/// states for a whole position at most in `bench morris-questions` (30
-/// November, docs/results/morris-solver.md), none over this bound, so the
-/// page answers every position reachable in a game; a cap still bounds what
-/// one request can cost. The search is one per database behind a lock, so
+/// four-turn book the largest questions are those four turns in: at most 41
+/// million states for a whole position and no action's question over this
+/// bound among the positions sampled by `bench morris-questions` (30
+/// November, docs/results/morris-solver.md); the cap bounds what one
+/// request can cost. The search is one per database behind a lock, so
 /// requests together never keep more than one core searching.
 const PAGE_SEARCH_BUDGET: u64 = 20_000_000;
-/// 512 MB: a question four turns in expands a fifth fewer states than with
-/// 64 MB (median 15.8 against 18.9 million, five positions).
+/// 512 MB: a question four turns in expands about a sixth fewer states than
+/// with 64 MB (median 15.8 against 18.9 million, five positions).
 const PAGE_SEARCH_TABLE: usize = 512 << 20;
 
 /// The Morris databases a server consults.
