@@ -188,3 +188,41 @@ fn an_emergo_game_is_played_through_clicks_in_chromium() {
     assert!(stdout.contains("OK {\"outcome\":"), "{stdout}");
     check_shots(&shots, &["emergo-mid.png", "emergo-end.png"]);
 }
+
+/// Nine Men's Morris with the complete database (every moving-phase layer
+/// and the placing book, 20 GB: too large to build in a test, so it is
+/// named by `YINSH_NINE_DB`, the folder that holds `nine/`): "show perfect
+/// move" from the first stone, the human clicking a marked perfect move at
+/// every decision against `random` to a win, each position showing its
+/// value. Ignored: it needs that database, and the searched turns beyond
+/// the book take minutes. Run it with
+/// `YINSH_NINE_DB=<folder> cargo test --release --test web_browser -- --ignored nine`.
+#[test]
+#[ignore]
+fn nine_is_played_perfectly_from_the_first_stone_in_chromium() {
+    let web = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/web");
+    if !ready(&web) {
+        return;
+    }
+    let root = std::env::var("YINSH_NINE_DB")
+        .expect("set YINSH_NINE_DB to the folder that holds Nine's complete database (nine/)");
+    assert!(
+        Path::new(&root).join("nine").is_dir(),
+        "YINSH_NINE_DB={root} holds no nine/ folder"
+    );
+    let server = Server::start(&[&"--morris-db", &root]);
+    let (stdout, shots) = run_script(&web, "morris-nine.mjs", &server.url(), "morris-nine");
+    assert!(
+        stdout.contains("\"startValue\":\"Value: a draw with best play.\""),
+        "{stdout}"
+    );
+    assert!(stdout.contains("\"outcome\":\"White wins"), "{stdout}");
+    check_shots(
+        &shots,
+        &[
+            "morris-nine-start.png",
+            "morris-nine-moving.png",
+            "morris-nine-end.png",
+        ],
+    );
+}
