@@ -1,7 +1,8 @@
 //! The play pages in a real browser: Debian's chromium, driven by
 //! playwright-core (`tests/web/play.mjs`, `tests/web/morris.mjs`,
-//! `tests/web/grid.mjs`, `tests/web/emergo.mjs`, sharing
-//! `tests/web/browser.mjs`), against the real server binary. Plays whole games
+//! `tests/web/grid.mjs`, `tests/web/emergo.mjs`, `tests/web/morris-nine.mjs`,
+//! sharing `tests/web/browser.mjs`, the Morris ones also
+//! `tests/web/morris-board.mjs`), against the real server binary. Plays whole games
 //! through clicks alone (YINSH: placements, moves, a row and a ring removed
 //! by the human; Morris: Six with a stone removed by click, Three with the
 //! perfect moves shown by the database and clicked; the grid game: Player 2

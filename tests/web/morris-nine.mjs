@@ -10,6 +10,7 @@
 // and the placing book). Positions beyond the book are searched by the
 // server, so a single answer may take minutes on a slow machine.
 import { fail, launch, startByForm, untilHumanActs } from "./browser.mjs";
+import { clickAction } from "./morris-board.mjs";
 
 const { page, shotPrefix, done } = await launch("morris-nine", { width: 1280, height: 900 });
 
@@ -21,23 +22,6 @@ const state = () => page.evaluate(() => {
   return { id: b.gameId, phase: b.phase, toAct: b.toAct, outcome: b.outcome || "",
     steps: Number(b.steps || 0), best: JSON.parse(b.best || "[]"), perfectSteps: b.perfectSteps };
 });
-
-async function clickAction(action) {
-  if (action.startsWith("x")) {
-    const p = action.slice(1);
-    await page.waitForSelector(`.hits [data-point="${p}"][data-target="remove"]`);
-    await page.click(`.hits [data-point="${p}"]`);
-  } else if (action.includes("-")) {
-    const [from, to] = action.split("-");
-    await page.waitForSelector(`.hits [data-point="${from}"][data-target="movable"]`);
-    await page.click(`.hits [data-point="${from}"]`);
-    await page.waitForSelector(`.hits [data-point="${to}"][data-target="target"]`);
-    await page.click(`.hits [data-point="${to}"]`);
-  } else {
-    await page.waitForSelector(`.hits [data-point="${action}"][data-target="target"]`);
-    await page.click(`.hits [data-point="${action}"]`);
-  }
-}
 
 await done(async () => {
   await page.goto(new URL("/morris", process.argv[2]).href);
@@ -75,7 +59,7 @@ await done(async () => {
     console.log(`decision ${s.steps} (${s.phase}): ${value} best ${s.best.slice(0, 3).join(",")} in ${ms} ms`);
     if (moving === 1 && s.phase !== "remove" && s.best[0].includes("-")) await page.screenshot({ path: `${shotPrefix}-moving.png` });
     const prev = s.steps;
-    await clickAction(s.best[0]);
+    await clickAction(page, s.best[0]);
     await untilHumanActs(page, prev);
     s = await state();
     if (answers > 400) fail("the game does not end");

@@ -9,6 +9,7 @@
 // The server must have a solved Three Men's Morris database and none for
 // Six. Uses Debian's chromium ($CHROMIUM or /usr/bin/chromium).
 import { fail, launch, startByForm, untilHumanActs } from "./browser.mjs";
+import { clickAction } from "./morris-board.mjs";
 
 const { page, url, shotPrefix, done } = await launch("morris", { width: 1280, height: 900 });
 
@@ -50,24 +51,6 @@ function choose(s, board) {
     if (score > best) { best = score; options = [a]; } else if (score === best) options.push(a);
   }
   return pick(options);
-}
-
-/** Plays `action` by clicks: a point, a stone then its target, or a stone to take. */
-async function clickAction(action) {
-  if (action.startsWith("x")) {
-    const p = action.slice(1);
-    await page.waitForSelector(`.hits [data-point="${p}"][data-target="remove"]`);
-    await page.click(`.hits [data-point="${p}"]`);
-  } else if (action.includes("-")) {
-    const [from, to] = action.split("-");
-    await page.waitForSelector(`.hits [data-point="${from}"][data-target="movable"]`);
-    await page.click(`.hits [data-point="${from}"]`);
-    await page.waitForSelector(`.hits [data-point="${to}"][data-target="target"]`);
-    await page.click(`.hits [data-point="${to}"]`);
-  } else {
-    await page.waitForSelector(`.hits [data-point="${action}"][data-target="target"]`);
-    await page.click(`.hits [data-point="${action}"]`);
-  }
 }
 
 async function startGame(variant, spec, color) {
@@ -119,7 +102,7 @@ await done(async () => {
       if (s.id !== id) fail("the game changed under the test");
       const prev = s.steps;
       const action = choose(s, boardOf("six"));
-      await clickAction(action);
+      await clickAction(page, action);
       clicks += action.includes("-") ? 2 : 1;
       if (action.startsWith("x")) removed = true;
       s = await settle(prev);
@@ -176,7 +159,7 @@ await done(async () => {
       shots++;
     }
     const prev = s.steps;
-    await clickAction(s.best[0]);
+    await clickAction(page, s.best[0]);
     s = await settle(prev);
   }
   const { shown } = await checkOutcome(id);
