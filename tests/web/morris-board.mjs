@@ -1,4 +1,18 @@
-// What the Morris page tests share: playing an action by clicks on the board.
+// What the Morris page tests share: reading the page's game and playing an
+// action by clicks on the board.
+
+/**
+ * The game as the page shows it (its `data-*` attributes and stones): the
+ * phase, who acts, the legal and the marked perfect actions, the decision
+ * count (`steps`) and the one the perfect answer is for (`perfectSteps`).
+ */
+export const boardState = (page) => page.evaluate(() => {
+  const b = document.body.dataset;
+  const stones = [...document.querySelectorAll("[data-stone]")].map(e => [e.dataset.at, e.dataset.stone]);
+  return { id: b.gameId, variant: b.variant, phase: b.phase, toAct: b.toAct, human: b.human, busy: b.busy,
+    engineToAct: b.engineToAct, legal: JSON.parse(b.legal || "[]"), outcome: b.outcome || "",
+    steps: Number(b.steps || 0), best: JSON.parse(b.best || "[]"), perfectSteps: b.perfectSteps, stones };
+});
 
 /**
  * Plays `action` on `page` by clicks: a point to place on, a stone then its

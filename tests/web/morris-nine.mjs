@@ -10,18 +10,14 @@
 // and the placing book). Positions beyond the book are searched by the
 // server, so a single answer may take minutes on a slow machine.
 import { fail, launch, startByForm, untilHumanActs } from "./browser.mjs";
-import { clickAction } from "./morris-board.mjs";
+import { boardState, clickAction } from "./morris-board.mjs";
 
 const { page, shotPrefix, done } = await launch("morris-nine", { width: 1280, height: 900 });
 
 /** How long one perfect answer may take: the searched turns beyond the book. */
 const ANSWER_TIMEOUT_MS = 15 * 60 * 1000;
 
-const state = () => page.evaluate(() => {
-  const b = document.body.dataset;
-  return { id: b.gameId, phase: b.phase, toAct: b.toAct, outcome: b.outcome || "",
-    steps: Number(b.steps || 0), best: JSON.parse(b.best || "[]"), perfectSteps: b.perfectSteps };
-});
+const state = () => boardState(page);
 
 await done(async () => {
   await page.goto(new URL("/morris", process.argv[2]).href);
@@ -34,7 +30,9 @@ await done(async () => {
   let s = await startByForm(page, "nine", "random", "white").then(state);
   await page.check("#perfect-toggle");
   const id = s.id;
-  let startValue = null, answers = 0, slowestMs = 0, slowestStep = -1, placing = 0, moving = 0, removing = 0;
+  let startValue = null, slowestMs = 0, slowestStep = -1;
+  const byPhase = { place: 0, move: 0, fly: 0, remove: 0 };
+  const answers = () => Object.values(byPhase).reduce((a, b) => a + b, 0);
   while (!s.outcome) {
     if (s.id !== id) fail("the game changed under the test");
     const asked = Date.now();
@@ -53,19 +51,19 @@ await done(async () => {
       if (value !== "Value: a draw with best play.") fail(`the empty board reads "${value}", not a draw`);
       await page.screenshot({ path: `${shotPrefix}-start.png` });
     }
-    if (s.phase === "remove") removing++; else if (s.best[0].includes("-")) moving++; else placing++;
-    answers++;
+    byPhase[s.phase]++;
     if (ms > slowestMs) { slowestMs = ms; slowestStep = s.steps; }
     console.log(`decision ${s.steps} (${s.phase}): ${value} best ${s.best.slice(0, 3).join(",")} in ${ms} ms`);
-    if (moving === 1 && s.phase !== "remove" && s.best[0].includes("-")) await page.screenshot({ path: `${shotPrefix}-moving.png` });
+    if (byPhase.move + byPhase.fly === 1 && (s.phase === "move" || s.phase === "fly")) await page.screenshot({ path: `${shotPrefix}-moving.png` });
     const prev = s.steps;
     await clickAction(page, s.best[0]);
     await untilHumanActs(page, prev);
     s = await state();
-    if (answers > 400) fail("the game does not end");
+    if (answers() > 400) fail("the game does not end");
   }
   const shown = (await page.textContent("#outcome")).trim();
   if (!shown.startsWith("White wins")) fail(`perfect play against random did not win: "${shown}"`);
   await page.screenshot({ path: `${shotPrefix}-end.png` });
-  return { outcome: shown, startValue, answers, placing, moving, removing, slowestMs, slowestStep, decisions: s.steps };
+  return { outcome: shown, startValue, answers: answers(), placing: byPhase.place, moving: byPhase.move + byPhase.fly, removing: byPhase.remove,
+    slowestMs, slowestStep, decisions: s.steps };
 });

@@ -9,17 +9,11 @@
 // The server must have a solved Three Men's Morris database and none for
 // Six. Uses Debian's chromium ($CHROMIUM or /usr/bin/chromium).
 import { fail, launch, startByForm, untilHumanActs } from "./browser.mjs";
-import { clickAction } from "./morris-board.mjs";
+import { boardState, clickAction } from "./morris-board.mjs";
 
 const { page, url, shotPrefix, done } = await launch("morris", { width: 1280, height: 900 });
 
-const state = () => page.evaluate(() => {
-  const b = document.body.dataset;
-  const stones = [...document.querySelectorAll("[data-stone]")].map(e => [e.dataset.at, e.dataset.stone]);
-  return { id: b.gameId, variant: b.variant, phase: b.phase, toAct: b.toAct, human: b.human, busy: b.busy,
-    engineToAct: b.engineToAct, legal: JSON.parse(b.legal || "[]"), outcome: b.outcome || "",
-    steps: Number(b.steps || 0), best: JSON.parse(b.best || "[]"), perfectSteps: b.perfectSteps, stones };
-});
+const state = () => boardState(page);
 
 /** Waits until the human may act or the game is over, after `steps` changed. */
 async function settle(previousSteps) {
