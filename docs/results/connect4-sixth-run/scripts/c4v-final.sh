@@ -1,7 +1,7 @@
 #!/bin/bash
 # After c4v's last stretch: takes its best network at 4 h and grades it as the
 # card's commands do (full test set at 600 and bare, then 100 games a side against
-# perfect with and without solver=true, then the curve grade on 100 a kind).
+# perfect with and without solver=true, then the curve grade on 100 a kind, by c4v-grade-curve.sh).
 cd "$(dirname "$0")/.."
 while pgrep -f "run runs/c4v" > /dev/null; do sleep 10; done
 echo "$(date -u +%FT%TZ) run ended"
@@ -16,7 +16,5 @@ wait; echo "$(date -u +%FT%TZ) full grades done"
 $bin grade --game connect4 --checkpoint $net --sims 600 --positions 0 --games 0 --vs-perfect 100 --solver-nodes 20000000000 --save-book --json > $g/4h-vs-perfect.json 2> $g/4h-vs-perfect.log &
 $bin grade --game connect4 --checkpoint $net --player "net-mcts:checkpoint=$net,sims=600,solver=true" --positions 0 --games 0 --vs-perfect 100 --solver-nodes 20000000000 --json > $g/4h-vs-perfect-solver.json 2> $g/4h-vs-perfect-solver.log &
 wait; echo "$(date -u +%FT%TZ) games done"
-for s in 600 0; do
-  $bin grade --game connect4 --checkpoint $net --sims $s --positions 100 --games 0 --vs-perfect 0 --solver-nodes 50000000 --bounds runs/c4-bounds-$s.bin --json > $g/4h-s$s.json 2> $g/4h-s$s.log &
-done
-wait; echo "$(date -u +%FT%TZ) curve grades done"
+# The curve's grade of the 4 h network, where the other marks' are.
+runs/c4v-grade-curve.sh 4h
