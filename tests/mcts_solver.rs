@@ -4,10 +4,11 @@
 
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
+use yinsh_zero::arena::parse_game_player;
 use yinsh_zero::evaluator::UniformEvaluator;
 use yinsh_zero::game::State;
-use yinsh_zero::games::connect4::Position;
 use yinsh_zero::games::connect4::solve::Solver;
+use yinsh_zero::games::connect4::{Column, Connect4, Position};
 use yinsh_zero::mcts::{Search, SearchConfig};
 
 /// Positions of `stones` stones reached by random play (seeded), the game
@@ -240,4 +241,31 @@ fn a_proving_search_trains_on_its_columns_exact_results() {
         plain_off >= 4,
         "only {plain_off} of 8 plain searches' targets were off the exact ones"
     );
+}
+
+#[test]
+fn a_column_proved_lost_is_not_played_for_its_visits() {
+    // After `44444435553` every column loses (Black to act), but `3`, `6`
+    // and `7` to White's 8th stone, three plies on, and `1`, `2` and `5`
+    // only to its 20th (`solve-connect4`). Below `3 2` each of Black's
+    // answers lets White win at once; once the search has proved such a
+    // win it visits White's other columns there (a solved child is
+    // searched no further), and those visits made `3` look good for Black:
+    // run `c4v`'s four-hour network with the solver played `3` and lost
+    // 52 of 100 games as second against `perfect` at ply 15
+    // (docs/results/connect4.md). Without the solver it plays `2`.
+    let pos = Position::from_moves("44444435553").unwrap();
+    let scores = Solver::new(20).column_scores(&pos);
+    let score = |c: Column| scores[c.index()].unwrap().get();
+    assert_eq!(score(Column::new(2).unwrap()), -14);
+    let net = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/checkpoints/connect-four/sixth-run/4h/000438"
+    );
+    for solver in [false, true] {
+        let spec = format!("net-mcts:checkpoint={net},sims=600,solver={solver}");
+        let mut player = parse_game_player(&Connect4, &spec, 0).unwrap();
+        let c = player.choose(&pos);
+        assert_eq!(score(c), -2, "{spec} played {c}");
+    }
 }

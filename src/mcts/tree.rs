@@ -578,7 +578,18 @@ impl<S: State> Tree<S> {
     /// [`State::ply`] counts them). The margin is not discounted: where a
     /// game has one that tells a sooner result from a later one, it says so
     /// itself.
+    ///
+    /// Where the tree keeps bounds, the value carried up is raised, from the
+    /// leaf up, at a node whose proved lower bound it falls below, to the
+    /// exact result of the settled child that proves the bound: a node
+    /// holding a proved win goes on visiting its player's other moves (a
+    /// solved child is searched no further), and without the floor those
+    /// visits would make the node and everything above it look as if the
+    /// win were not there.
     pub fn backup(&mut self, path: &[NodeId], wdl: [f32; 3], margin: f32, leaf_view: Color) {
+        if self.scoring.proves() {
+            return self.backup_floored(path, (wdl, margin, leaf_view));
+        }
         let flipped = flip(wdl);
         let discount = self.scoring.discount;
         // Only a discounting search needs the plies; the default pays nothing.
@@ -609,6 +620,62 @@ impl<S: State> Tree<S> {
                 n.raw_margin = m;
             }
         }
+    }
+
+    /// [`backup`](Tree::backup) in a proving tree (never discounted: see
+    /// [`Scoring::proves`]), from the leaf up, `sample` the result carried
+    /// and the view it is seen from.
+    fn backup_floored(&mut self, path: &[NodeId], mut sample: ([f32; 3], f32, Color)) {
+        for &id in path.iter().rev() {
+            if let Some(floor) = self.floor(id, sample) {
+                sample = floor;
+            }
+            let (wdl, margin, from) = sample;
+            let n = &mut self.nodes[id as usize];
+            let (w, m) = if n.view == from {
+                (wdl, margin)
+            } else {
+                (flip(wdl), -margin)
+            };
+            n.visits += 1;
+            for (s, x) in n.wdl_sum.iter_mut().zip(w) {
+                *s += x;
+            }
+            n.margin_sum += m;
+            if n.raw_wdl.is_none() {
+                n.raw_wdl = Some(w);
+                n.raw_margin = m;
+            }
+        }
+    }
+
+    /// The exact result of the settled child that proves node `id`'s lower
+    /// bound, with the view it is seen from, where `sample` falls below
+    /// that bound; `None` where it does not, or where the bound comes from
+    /// a child only bounded itself.
+    fn floor(&self, id: NodeId, sample: ([f32; 3], f32, Color)) -> Option<([f32; 3], f32, Color)> {
+        let lower = self.bounds[id as usize].lower;
+        if lower == f32::NEG_INFINITY {
+            return None;
+        }
+        let view = self.node(id).view;
+        let (wdl, margin, from) = sample;
+        let (w, m) = if view == from {
+            (wdl, margin)
+        } else {
+            (flip(wdl), -margin)
+        };
+        if self.utility(w, m, view) >= lower {
+            return None;
+        }
+        self.edge_range(id).find_map(|e| {
+            let c = self.edges[e].child?;
+            if self.edge_exact(e, view)? != lower {
+                return None;
+            }
+            let (wdl, margin) = self.settled_result(c)?;
+            Some((wdl, margin, self.node(c).view))
+        })
     }
 
     /// The subtree under `id` alone, with `id` as the new root (index 0).
