@@ -244,7 +244,7 @@ fn a_proving_search_trains_on_its_columns_exact_results() {
 }
 
 #[test]
-fn a_column_proved_lost_is_not_played_for_its_visits() {
+fn a_win_proved_below_a_column_is_not_hidden_by_other_visits() {
     // After `44444435553` every column loses (Black to act), but `3`, `6`
     // and `7` to White's 8th stone, three plies on, and `1`, `2` and `5`
     // only to its 20th (`solve-connect4`). Below `3 2` each of Black's
