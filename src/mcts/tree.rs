@@ -123,6 +123,22 @@ impl Bounds {
 }
 
 impl<S> Node<S> {
+    /// Counts one visit of win/draw/loss `w` and margin `m`, both from the
+    /// node's view.
+    fn add_visit(&mut self, w: [f32; 3], m: f32) {
+        self.visits += 1;
+        for (s, x) in self.wdl_sum.iter_mut().zip(w) {
+            *s += x;
+        }
+        self.margin_sum += m;
+        // A single-option node never asked the evaluator: its first
+        // backed-up value stands in for the evaluator's.
+        if self.raw_wdl.is_none() {
+            self.raw_wdl = Some(w);
+            self.raw_margin = m;
+        }
+    }
+
     /// Mean win/draw/loss from the node's view; `None` if never visited.
     pub fn wdl(&self) -> Option<[f32; 3]> {
         (self.visits > 0).then(|| self.wdl_sum.map(|x| x / self.visits as f32))
@@ -146,6 +162,15 @@ pub fn terminal_wdl<S: State>(pos: &S, view: Color) -> [f32; 3] {
         Some(1) => [1.0, 0.0, 0.0],
         Some(-1) => [0.0, 0.0, 1.0],
         _ => [0.0, 1.0, 0.0],
+    }
+}
+
+/// A result seen from `from` (win/draw/loss, margin), as `view` sees it.
+fn seen_from((wdl, margin, from): ([f32; 3], f32, Color), view: Color) -> ([f32; 3], f32) {
+    if view == from {
+        (wdl, margin)
+    } else {
+        (flip(wdl), -margin)
     }
 }
 
@@ -607,18 +632,7 @@ impl<S: State> Tree<S> {
                 let f = discount.powi(leaf_ply.saturating_sub(n.pos.ply()) as i32);
                 w = [w[0] * f, 1.0 - (w[0] + w[2]) * f, w[2] * f];
             }
-            n.visits += 1;
-            for (s, x) in n.wdl_sum.iter_mut().zip(w) {
-                *s += x;
-            }
-            let m = if same { margin } else { -margin };
-            n.margin_sum += m;
-            // A single-option node never asked the evaluator: its first
-            // backed-up value stands in for the evaluator's.
-            if n.raw_wdl.is_none() {
-                n.raw_wdl = Some(w);
-                n.raw_margin = m;
-            }
+            n.add_visit(w, if same { margin } else { -margin });
         }
     }
 
@@ -630,22 +644,9 @@ impl<S: State> Tree<S> {
             if let Some(floor) = self.floor(id, sample) {
                 sample = floor;
             }
-            let (wdl, margin, from) = sample;
             let n = &mut self.nodes[id as usize];
-            let (w, m) = if n.view == from {
-                (wdl, margin)
-            } else {
-                (flip(wdl), -margin)
-            };
-            n.visits += 1;
-            for (s, x) in n.wdl_sum.iter_mut().zip(w) {
-                *s += x;
-            }
-            n.margin_sum += m;
-            if n.raw_wdl.is_none() {
-                n.raw_wdl = Some(w);
-                n.raw_margin = m;
-            }
+            let (w, m) = seen_from(sample, n.view);
+            n.add_visit(w, m);
         }
     }
 
@@ -659,12 +660,7 @@ impl<S: State> Tree<S> {
             return None;
         }
         let view = self.node(id).view;
-        let (wdl, margin, from) = sample;
-        let (w, m) = if view == from {
-            (wdl, margin)
-        } else {
-            (flip(wdl), -margin)
-        };
+        let (w, m) = seen_from(sample, view);
         if self.utility(w, m, view) >= lower {
             return None;
         }

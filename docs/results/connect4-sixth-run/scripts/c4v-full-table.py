@@ -5,7 +5,6 @@ def load(p):
     r = json.load(open(p))["report"]
     return {k["kind"]: k["tally"] for k in r["testset"]}, r["own_games"]
 def pct(t, key): return 100.0 * t[key] / t["decisions"] if t["decisions"] else float("nan")
-c4s = {"s600": "docs/results/connect4-score-run/4h-full-s600.json", "s0": "docs/results/connect4-score-run/4h-full-s0.json"}
 ours = {s: load(f"runs/c4v-grades/4h-full-{s}.json") for s in ("s600", "s0")}
 others = {}
 for name, d in (("c4s", "docs/results/connect4-score-run"), ("c4u", "docs/results/connect4-fifth-run")):
