@@ -17,11 +17,21 @@ use crate::game::State;
 /// mixed value `v_mix` (the node's raw value blended with the prior-weighted
 /// Q of the visited children). The completed Qs are rescaled to [0, 1] by
 /// their min and max, then scaled by `(c_visit + max visits) * c_scale`.
+///
+/// Where the tree keeps bounds on exact values, a child's Q is held within
+/// its bounds, and a solved child's is its exact value: the search stops
+/// visiting a child once it is solved, so its mean keeps what the visits
+/// before the proof said (a proved win can stand at 0.3), and the improved
+/// policy, self-play's policy target, would teach against the proof.
 pub fn sigma_completed_q<S: State>(tree: &Tree<S>, node: NodeId, cfg: &SearchConfig) -> Vec<f32> {
     let range = tree.edge_range(node);
     let n = tree.node(node);
     let view = n.view;
-    let stats: Vec<(u32, Option<f32>)> = range.clone().map(|i| tree.edge_stats(i, view)).collect();
+    let mut stats: Vec<(u32, Option<f32>)> =
+        range.clone().map(|i| tree.edge_stats(i, view)).collect();
+    if tree.scoring.proves() {
+        hold_within_bounds(tree, node, &mut stats);
+    }
 
     let mut sum_visits = 0u32;
     let mut max_visits = 0u32;
@@ -48,6 +58,21 @@ pub fn sigma_completed_q<S: State>(tree: &Tree<S>, node: NodeId, cfg: &SearchCon
     let span = (hi - lo).max(1e-8);
     let scale = (cfg.c_visit + max_visits as f32) * cfg.c_scale;
     completed.iter().map(|q| scale * (q - lo) / span).collect()
+}
+
+/// [`sigma_completed_q`]'s Qs where the tree keeps bounds: each visited
+/// child's mean clamped into its bounds (a solved child's bounds meet at its
+/// exact value). An unvisited child has no bounds to speak of.
+#[cold]
+#[inline(never)]
+fn hold_within_bounds<S: State>(tree: &Tree<S>, node: NodeId, stats: &mut [(u32, Option<f32>)]) {
+    let view = tree.node(node).view;
+    for (e, (_, q)) in tree.edge_range(node).zip(stats.iter_mut()) {
+        if let Some(q) = q {
+            let (lower, upper) = tree.edge_bounds(e, view);
+            *q = q.clamp(lower, upper);
+        }
+    }
 }
 
 /// The improved policy `softmax(logits + sigma(completed Q))` over the edges
