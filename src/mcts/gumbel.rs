@@ -19,10 +19,10 @@ use crate::game::State;
 /// their min and max, then scaled by `(c_visit + max visits) * c_scale`.
 ///
 /// Where the tree keeps bounds on exact values, a child's Q is held within
-/// its bounds, and a solved child's is its exact value: the search stops
-/// visiting a child once it is solved, so its mean keeps what the visits
-/// before the proof said (a proved win can stand at 0.3), and the improved
-/// policy, self-play's policy target, would teach against the proof.
+/// its bounds, a solved child's at its exact value: otherwise the improved
+/// policy, self-play's policy target, would weigh a proved column by the
+/// visits before its proof (a proved win can stand at 0.3) and teach
+/// against the proof.
 pub fn sigma_completed_q<S: State>(tree: &Tree<S>, node: NodeId, cfg: &SearchConfig) -> Vec<f32> {
     let range = tree.edge_range(node);
     let n = tree.node(node);
@@ -61,16 +61,14 @@ pub fn sigma_completed_q<S: State>(tree: &Tree<S>, node: NodeId, cfg: &SearchCon
 }
 
 /// [`sigma_completed_q`]'s Qs where the tree keeps bounds: each visited
-/// child's mean clamped into its bounds (a solved child's bounds meet at its
-/// exact value). An unvisited child has no bounds to speak of.
+/// child's mean held within its bounds ([`Tree::within_bounds`]).
 #[cold]
 #[inline(never)]
 fn hold_within_bounds<S: State>(tree: &Tree<S>, node: NodeId, stats: &mut [(u32, Option<f32>)]) {
     let view = tree.node(node).view;
     for (e, (_, q)) in tree.edge_range(node).zip(stats.iter_mut()) {
         if let Some(q) = q {
-            let (lower, upper) = tree.edge_bounds(e, view);
-            *q = q.clamp(lower, upper);
+            *q = tree.within_bounds(e, view, *q);
         }
     }
 }

@@ -689,10 +689,9 @@ impl<S: State> Search<S> {
         let Some((k, exact)) = solved else {
             return pick;
         };
-        let (lower, upper) = self.tree.edge_bounds(first + pick, view);
         let q = self.tree.edge_stats(first + pick, view).1;
         match q {
-            Some(q) if q.clamp(lower, upper) > exact => pick,
+            Some(q) if self.tree.within_bounds(first + pick, view, q) > exact => pick,
             _ => k,
         }
     }

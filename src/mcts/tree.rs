@@ -544,6 +544,16 @@ impl<S: State> Tree<S> {
         lower > f32::NEG_INFINITY && self.edge_bounds(e, view).1 < lower
     }
 
+    /// Edge `e`'s mean `q` to `view` held within its child's proved bounds
+    /// (a solved child's exact value): the search stops visiting a child
+    /// once it is solved, so the mean keeps what the visits before the proof
+    /// said. Where the tree keeps no bounds, `q` itself.
+    #[inline]
+    pub fn within_bounds(&self, e: usize, view: Color, q: f32) -> f32 {
+        let (lower, upper) = self.edge_bounds(e, view);
+        q.clamp(lower, upper)
+    }
+
     /// The exact value to `view` of edge `e`'s child, if it is solved.
     #[inline]
     pub fn edge_exact(&self, e: usize, view: Color) -> Option<f32> {
