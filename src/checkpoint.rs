@@ -92,6 +92,10 @@ pub struct CheckpointMeta {
     /// be searched. 0 (left out of the file): the result alone.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub score_weight: f32,
+    /// The margin's threshold in that search (`[search] score_threshold`),
+    /// taken with the weight; 0 (left out of the file): none.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub score_threshold: f32,
 }
 
 impl CheckpointMeta {
@@ -115,6 +119,7 @@ impl CheckpointMeta {
             created_unix: now_unix(),
             averaged_from: Vec::new(),
             score_weight: 0.0,
+            score_threshold: 0.0,
         }
     }
 }

@@ -60,6 +60,7 @@ fn a_safetensors_export_reloads_with_identical_outputs() {
         created_unix: 0,
         averaged_from: vec![],
         score_weight: 0.0,
+        score_threshold: 0.0,
     };
     let ckpts = tmp.path().join("checkpoints");
     let dir = checkpoint::save(&ckpts, &meta, &model, None).unwrap();
@@ -186,6 +187,7 @@ fn trained_checkpoint(root: &std::path::Path, shape: &ModelSection) -> std::path
         created_unix: 0,
         averaged_from: vec![],
         score_weight: 0.0,
+        score_threshold: 0.0,
     };
     checkpoint::save(&root.join("checkpoints"), &meta, &t.inference_model(), None).unwrap()
 }

@@ -954,6 +954,72 @@ fn a_score_weight_adds_the_margin_to_the_value_from_each_players_view() {
     }
 }
 
+#[test]
+fn a_score_threshold_weighs_the_margin_only_where_the_result_is_settled() {
+    use yinsh_zero::games::connect4::Position as Board;
+    use yinsh_zero::mcts::tree::{Scoring, Tree};
+    let pos = Board::from_moves("44").unwrap();
+    let close = |a: f32, b: f32| (a - b).abs() < 1e-6;
+    let scoring = Scoring {
+        score_weight: 2.0,
+        score_threshold: 0.5,
+        ..Scoring::default()
+    };
+    let mut tree = Tree::with_root(pos, scoring);
+    let view = tree.node(0).view;
+    // The weight beside a result: none up to the threshold, then rising
+    // linearly to the full weight at a certain result, for either side.
+    for (outcome, weight) in [
+        (0.0, 0.0),
+        (0.5, 0.0),
+        (-0.5, 0.0),
+        (0.75, 1.0),
+        (-1.0, 2.0),
+    ] {
+        assert!(close(tree.margin_weight(outcome), weight), "{outcome}");
+    }
+    // A finished game's value is what the plain weight gives it, so what
+    // a solver proves is unchanged by the threshold.
+    assert!(close(
+        tree.utility([1.0, 0.0, 0.0], 0.3, view),
+        1.0 + 2.0 * 0.3
+    ));
+    assert!(close(
+        tree.utility([0.0, 0.0, 1.0], -0.3, view),
+        -1.0 - 2.0 * 0.3
+    ));
+    let actions = pos.legal_actions();
+    let priors = vec![1.0 / actions.len() as f32; actions.len()];
+    tree.expand(0, &actions, &priors, [0.5, 0.0, 0.5], 0.4);
+    // Two visits, a win and a loss with margins 0.6 and 0.2: the mean
+    // result is even, so the mean margin (0.4) counts for nothing.
+    tree.backup(&[0], [1.0, 0.0, 0.0], 0.6, view);
+    tree.backup(&[0], [0.0, 0.0, 1.0], 0.2, view);
+    assert!(close(tree.q(0, view).unwrap(), 0.0));
+    // Six more wins: the mean result is 0.75, weighing the mean margin
+    // at half the weight.
+    for _ in 0..6 {
+        tree.backup(&[0], [1.0, 0.0, 0.0], 0.4, view);
+    }
+    let (outcome, margin) = (0.75, 0.4);
+    assert!(close(tree.q(0, view).unwrap(), outcome + 1.0 * margin));
+    // Seen from the other player, the same value negated.
+    let first = tree.edge_range(0).start;
+    let child = tree.child(0, first);
+    let other = tree.node(child).view;
+    assert_ne!(other, view);
+    assert!(close(tree.q(0, other).unwrap(), -(outcome + margin)));
+    // Without a threshold the margin weighs fully everywhere, as before.
+    let plain = Tree::with_root(
+        pos,
+        Scoring {
+            score_threshold: 0.0,
+            ..scoring
+        },
+    );
+    assert!(close(plain.margin_weight(0.0), 2.0));
+}
+
 /// Every position won by White, by a margin of nothing.
 struct WhiteWinsWithoutMargin;
 
@@ -987,10 +1053,11 @@ fn a_terminal_nodes_exact_margin_draws_the_search_to_the_sooner_win() {
     // follow the even priors; with one the sooner win draws them.
     use yinsh_zero::games::connect4::Position as Board;
     let pos = Board::from_moves("121712").unwrap();
-    let share = |weight: f32| {
+    let share_gated = |weight: f32, threshold: f32| {
         let cfg = SearchConfig {
             simulations: 700,
             score_weight: weight,
+            score_threshold: threshold,
             ..SearchConfig::for_play()
         };
         let mut search = Search::new(pos, cfg, 1).unwrap();
@@ -999,7 +1066,14 @@ fn a_terminal_nodes_exact_margin_draws_the_search_to_the_sooner_win() {
         let at = r.actions.iter().position(|a| a.to_string() == "1").unwrap();
         r.visits[at] as f32 / r.visits.iter().sum::<u32>() as f32
     };
+    let share = |weight: f32| share_gated(weight, 0.0);
     let (plain, weighted) = (share(0.0), share(1.0));
+    // Every result here is certain, so a threshold leaves the weight whole.
+    let gated = share_gated(1.0, 0.5);
+    assert!(
+        gated > 0.6,
+        "with a threshold column 1 got {gated} of the visits"
+    );
     assert!(
         plain < 0.3,
         "without a weight column 1 got {plain} of the visits"

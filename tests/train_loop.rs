@@ -403,6 +403,7 @@ fn a_score_weighted_run_trains_margins_and_plays_its_matches_with_the_weight() {
         "game.variant = \"standard\"
          loop.generations = 1
          search.score_weight = 0.5
+         search.score_threshold = 0.25
          train.margin_loss_weight = 1.0",
     )
     .replace("[game]\n", "[game]\nname = \"connect4\"\n");
@@ -430,13 +431,16 @@ fn a_score_weighted_run_trains_margins_and_plays_its_matches_with_the_weight() {
     let games = yinsh_zero::arena::read_history(&run.join("eval")).unwrap();
     assert!(!games.is_empty());
     for g in &games {
-        assert!(g.first.ends_with(",score=0.5"), "{g:?}");
+        assert!(
+            g.first.ends_with(",score=0.5,score_threshold=0.25"),
+            "{g:?}"
+        );
     }
     // The checkpoint remembers the weight, and a player of the network
     // searches with it unless its spec says otherwise.
     let ckpts = run.join("checkpoints");
     let meta = checkpoint::read_meta(&checkpoint::resolve(&ckpts).unwrap()).unwrap();
-    assert_eq!(meta.score_weight, 0.5);
+    assert_eq!((meta.score_weight, meta.score_threshold), (0.5, 0.25));
     let choices = |extra: &str| {
         let spec = format!("net-mcts:checkpoint={},sims=48{extra}", ckpts.display());
         let mut player = yinsh_zero::arena::parse_game_player(&game, &spec, 3).unwrap();
@@ -453,12 +457,16 @@ fn a_score_weighted_run_trains_margins_and_plays_its_matches_with_the_weight() {
         .collect::<Vec<_>>()
     };
     let trained = choices("");
-    assert_eq!(trained, choices(",score=0.5"));
+    assert_eq!(trained, choices(",score=0.5,score_threshold=0.25"));
+    let ungated = choices(",score_threshold=0");
     assert_ne!(
-        trained,
+        ungated,
         choices(",score=0"),
         "the weight changes nothing here"
     );
+    // The reported values weigh the margin wherever the result is short of
+    // certain, or not at all, as the threshold says.
+    assert_ne!(trained, ungated, "the threshold changes nothing here");
     // A weight out of range in meta.json is refused, named.
     let bad = tmp.path().join("bad");
     fs::create_dir(&bad).unwrap();
@@ -468,7 +476,7 @@ fn a_score_weighted_run_trains_margins_and_plays_its_matches_with_the_weight() {
     }
     let text = fs::read_to_string(bad.join("meta.json")).unwrap();
     let text = text.replace("\"score_weight\": 0.5", "\"score_weight\": 50.0");
-    fs::write(bad.join("meta.json"), text).unwrap();
+    fs::write(bad.join("meta.json"), &text).unwrap();
     let spec = format!("net-mcts:checkpoint={},sims=8", bad.display());
     let e = yinsh_zero::arena::parse_game_player(&game, &spec, 3)
         .err()
@@ -476,6 +484,18 @@ fn a_score_weighted_run_trains_margins_and_plays_its_matches_with_the_weight() {
         .to_string();
     assert!(
         e.contains("score_weight 50") && e.contains("from 0 to 10"),
+        "{e}"
+    );
+    // So is a threshold out of range.
+    let text = text.replace("\"score_threshold\": 0.25", "\"score_threshold\": 1.5");
+    let text = text.replace("\"score_weight\": 50.0", "\"score_weight\": 0.5");
+    fs::write(bad.join("meta.json"), text).unwrap();
+    let e = yinsh_zero::arena::parse_game_player(&game, &spec, 3)
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(
+        e.contains("score_threshold 1.5") && e.contains("below 1"),
         "{e}"
     );
 }

@@ -99,6 +99,12 @@ pub const KNOWN_PLAYERS: &[PlayerInfo] = &[
                  table's `score_weight`)",
             ),
             (
+                "score_threshold",
+                "where the margin starts to weigh, 0 to below 1 (default: the network's \
+                 `[search] score_threshold`, else 0: everywhere); above it in |win - loss| \
+                 its weight rises linearly to `score` at a certain result",
+            ),
+            (
                 "solver",
                 "true|false: prove results from the finished games the search reaches and \
                  play by the proofs, among proven losses the slowest where `score` is set \
@@ -444,6 +450,16 @@ pub fn parse_game_player<G: GamePlayers>(
                     c.score_weight = x
                 })?;
             }
+            if let Some(v) = spec.get("score_threshold") {
+                set_search_f32(
+                    &spec,
+                    &mut config,
+                    "score_threshold",
+                    v,
+                    "from 0 to below 1",
+                    |c, x| c.score_threshold = x,
+                )?;
+            }
             if let Some(v) = spec.get("lcb") {
                 config.lcb_z = v
                     .parse::<f32>()
@@ -467,8 +483,12 @@ pub fn parse_game_player<G: GamePlayers>(
             // Loading the network comes last: a bad option is reported
             // without reading a checkpoint first.
             let ev = load_net(game, &spec, threads)?;
+            let (weight, threshold) = trained_scoring(&spec)?;
             if spec.get("score").is_none() {
-                config.score_weight = trained_score_weight(&spec)?;
+                config.score_weight = weight;
+            }
+            if spec.get("score_threshold").is_none() {
+                config.score_threshold = threshold;
             }
             Box::new(SearchPlayer::new(spec.to_string(), ev, config, time, seed).with_batch(batch))
         }
@@ -605,9 +625,10 @@ fn load_checkpoint<G: Game>(
     })
 }
 
-/// The score weight the spec's checkpoint (already loaded) was trained
-/// with, checked as a `score=` option would be.
-fn trained_score_weight(spec: &PlayerSpec) -> Result<f32, PlayerSpecError> {
+/// The score weight and threshold the spec's checkpoint (already loaded)
+/// was trained with, checked as `score=` and `score_threshold=` options
+/// would be.
+fn trained_scoring(spec: &PlayerSpec) -> Result<(f32, f32), PlayerSpecError> {
     let dir = spec.get("checkpoint").unwrap_or_default();
     let bad = |why: String| PlayerSpecError::BadValue {
         player: spec.name.clone(),
@@ -618,15 +639,25 @@ fn trained_score_weight(spec: &PlayerSpec) -> Result<f32, PlayerSpecError> {
     let meta = crate::checkpoint::resolve(std::path::Path::new(dir))
         .and_then(|d| crate::checkpoint::read_meta(&d))
         .map_err(|e| bad(e.to_string()))?;
-    let w = meta.score_weight;
-    let probe = SearchConfig {
+    let (w, t) = (meta.score_weight, meta.score_threshold);
+    let probe = |c: SearchConfig| c.validate().is_ok();
+    if !probe(SearchConfig {
         score_weight: w,
         ..SearchConfig::for_play()
-    };
-    probe
-        .validate()
-        .map_err(|_| bad(format!("meta.json's score_weight {w} is not from 0 to 10")))?;
-    Ok(w)
+    }) {
+        return Err(bad(format!(
+            "meta.json's score_weight {w} is not from 0 to 10"
+        )));
+    }
+    if !probe(SearchConfig {
+        score_threshold: t,
+        ..SearchConfig::for_play()
+    }) {
+        return Err(bad(format!(
+            "meta.json's score_threshold {t} is not from 0 to below 1"
+        )));
+    }
+    Ok((w, t))
 }
 
 /// Sets a search option from `value`, its range being the search config's

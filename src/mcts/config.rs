@@ -121,6 +121,16 @@ pub struct SearchConfig {
     /// The network must have been trained with margin targets (its game has
     /// a margin); a terminal position in the tree counts its exact margin.
     pub score_weight: f32,
+    /// Where the margin starts to weigh (default 0: everywhere, at the full
+    /// [`score_weight`](Self::score_weight)). Above 0 the margin counts
+    /// nothing in a position whose expected result (win minus loss) is at
+    /// most this in size, and its weight rises linearly to the full weight
+    /// where the result is certain: Leela Chess Zero's moves-left
+    /// threshold. A heavy weight then ranks the ways to win, or to lose, a
+    /// settled game without ever trading a surer result for a sooner one.
+    /// From 0 to below 1; a network trained under it records it in its
+    /// checkpoint (`net-mcts:...,score_threshold=` overrides it).
+    pub score_threshold: f32,
     /// Prove what finished games in the tree show and search by it
     /// (default false): bounds on each node's exact value, a solved node
     /// treated as a finished game, an action proven worse than another
@@ -160,6 +170,7 @@ impl Default for SearchConfig {
             lcb_z: 0.0,
             discount: 1.0,
             score_weight: 0.0,
+            score_threshold: 0.0,
             solver: false,
         }
     }
@@ -196,6 +207,7 @@ impl SearchConfig {
             draw_score: self.draw_score,
             discount: self.discount,
             score_weight: self.score_weight,
+            score_threshold: self.score_threshold,
             solver: self.solver,
         }
     }
@@ -257,6 +269,9 @@ impl SearchConfig {
         }
         if !(0.0..=10.0).contains(&self.score_weight) {
             return bad("score_weight", "must be from 0 to 10");
+        }
+        if !(0.0..1.0).contains(&self.score_threshold) {
+            return bad("score_threshold", "must be from 0 to below 1");
         }
         Ok(())
     }

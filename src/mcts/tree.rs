@@ -193,6 +193,17 @@ pub struct Scoring {
     pub discount: f32,
     /// Weight of the expected final margin beside win minus loss (0: none).
     pub score_weight: f32,
+    /// Where the margin starts to weigh (0: everywhere, at the full
+    /// weight): above 0, the margin of a node whose result value `r` (win
+    /// minus loss, with draws at the draw score) is at most this in size
+    /// weighs nothing, and its weight rises linearly with `|r|` to the full
+    /// [`score_weight`](Scoring::score_weight) at `|r| = 1`. Leela Chess
+    /// Zero's moves-left utility is gated the same way: how soon or how
+    /// late is worth chasing once the result is settled, not while a
+    /// sooner result could cost a surer one. A finished game's `|r|` is 1
+    /// (or 0 for a draw without a draw score, whose margin is 0), so
+    /// proved values are those of the plain weight.
+    pub score_threshold: f32,
     /// Keep bounds on exact values and search by them (see the module
     /// docs). A discounted search keeps none, since its values depend on
     /// the distance from each node to the leaf, which the bounds do not;
@@ -215,6 +226,7 @@ impl Default for Scoring {
             draw_score: 0.0,
             discount: 1.0,
             score_weight: 0.0,
+            score_threshold: 0.0,
             solver: false,
         }
     }
@@ -361,10 +373,26 @@ impl<S: State> Tree<S> {
     /// `view`: win minus loss, plus the draws at [`Scoring::draw_score`]
     /// where `view` is the root's player and at minus that where not, so
     /// that the search stays zero-sum, plus the margin at
-    /// [`Scoring::score_weight`].
+    /// [`Scoring::score_weight`] (gated by [`Scoring::score_threshold`]).
     #[inline]
     pub fn utility(&self, wdl: [f32; 3], margin: f32, view: Color) -> f32 {
-        self.outcome_utility(wdl, view) + self.scoring.score_weight * margin
+        let outcome = self.outcome_utility(wdl, view);
+        outcome + self.margin_weight(outcome) * margin
+    }
+
+    /// The weight of the margin beside a result worth `outcome` (see
+    /// [`Scoring::score_threshold`]).
+    #[inline]
+    pub fn margin_weight(&self, outcome: f32) -> f32 {
+        let Scoring {
+            score_weight: w,
+            score_threshold: t,
+            ..
+        } = self.scoring;
+        if t == 0.0 {
+            return w;
+        }
+        w * ((outcome.abs() - t) / (1.0 - t)).clamp(0.0, 1.0)
     }
 
     /// [`utility`](Tree::utility) without the margin: the value of the
@@ -391,15 +419,21 @@ impl<S: State> Tree<S> {
         if n.visits == 0 {
             return None;
         }
-        // The utility is linear: of the sums, then one division. Selection
-        // calls this for every edge, so the flip is done in place.
+        // Selection calls this for every edge, so the flip is done in place.
         let [w, d, l] = n.wdl_sum;
         let (sum, margin) = if n.view == view {
             ([w, d, l], n.margin_sum)
         } else {
             ([l, d, w], -n.margin_sum)
         };
-        Some(self.utility(sum, margin, view) / n.visits as f32)
+        let visits = n.visits as f32;
+        if self.scoring.score_threshold == 0.0 {
+            // Linear in the sums: one division.
+            return Some(self.utility(sum, margin, view) / visits);
+        }
+        // The gate weighs the mean result, not the sum.
+        let outcome = self.outcome_utility(sum, view) / visits;
+        Some(outcome + self.margin_weight(outcome) * margin / visits)
     }
 
     /// A node's [`utility`](Tree::utility) to its own view before any

@@ -43,18 +43,23 @@ pub fn network_spec(checkpoints: &Path, network: u64, search: &SearchConfig) -> 
     if search.score_weight > 0.0 {
         spec += &format!(",score={}", search.score_weight);
     }
+    if search.score_threshold > 0.0 {
+        spec += &format!(",score_threshold={}", search.score_threshold);
+    }
     spec
 }
 
 /// The search of a network in gating and baseline games: the
 /// `net-mcts` player's ([`SearchConfig::for_play`]) with the match's
-/// simulations and root search, and self-play's score weight (a network
-/// trained to weigh its margin plays its matches so).
-pub fn match_search(simulations: u32, gumbel: bool, score_weight: f32) -> SearchConfig {
+/// simulations and root search, and self-play's (`trained`) score weight
+/// and threshold (a network trained to weigh its margin plays its matches
+/// so).
+pub fn match_search(simulations: u32, gumbel: bool, trained: &SearchConfig) -> SearchConfig {
     SearchConfig {
         simulations,
         gumbel,
-        score_weight,
+        score_weight: trained.score_weight,
+        score_threshold: trained.score_threshold,
         ..SearchConfig::for_play()
     }
 }
@@ -137,7 +142,7 @@ pub fn play<G: GamePlayers>(
         &checkpoint::generation_dir(checkpoints, network),
         &device,
     )?;
-    let search = match_search(bc.simulations, bc.gumbel, cfg.search.score_weight);
+    let search = match_search(bc.simulations, bc.gumbel, &cfg.search);
     let net = network_spec(checkpoints, network, &search);
     let arena = ArenaConfig {
         players: bc.opponents.clone(),

@@ -739,6 +739,8 @@ mod tests {
         for (text, needle) in [
             ("[search]\nscore_weight = -1.0\n", "score_weight"),
             ("[search]\nscore_weight = 11.0\n", "score_weight"),
+            ("[search]\nscore_threshold = 1.0\n", "score_threshold"),
+            ("[search]\nscore_threshold = -0.1\n", "score_threshold"),
             (
                 "[search]\nscore_weight = 0.5\n[train]\nmargin_loss_weight = 0.0\n",
                 "margin_loss_weight",

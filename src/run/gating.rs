@@ -72,7 +72,7 @@ pub fn gate<G: Game>(
         }));
     }
     let device = cfg.run.backend.device()?;
-    let search = baseline::match_search(gc.simulations, gc.gumbel, cfg.search.score_weight);
+    let search = baseline::match_search(gc.simulations, gc.gumbel, &cfg.search);
     let mut models = Vec::new();
     let mut names = Vec::new();
     for g in [candidate, best] {

@@ -76,6 +76,21 @@ pub(crate) fn initial_model<G: Game>(
     cfg.model.to_model_config().init(&game.net_shape(), device)
 }
 
+/// The metadata of generation `generation` of the run's network, nothing
+/// counted yet, with the score weight and threshold of the search it learns
+/// under, so that a player of it searches as it was trained to be searched.
+pub(crate) fn checkpoint_meta<G: Game>(
+    game: &G,
+    cfg: &RunConfig,
+    generation: u64,
+) -> crate::checkpoint::CheckpointMeta {
+    crate::checkpoint::CheckpointMeta {
+        score_weight: cfg.search.score_weight,
+        score_threshold: cfg.search.score_threshold,
+        ..crate::checkpoint::CheckpointMeta::new(game, generation, cfg.model.clone())
+    }
+}
+
 /// Runs `f` in a pool of `threads` threads (0 = the global pool): the CPU
 /// backend's loops and matrix products use the rayon pool they run in, so
 /// a pool of n threads bounds training to n cores.

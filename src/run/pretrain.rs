@@ -384,8 +384,7 @@ pub fn warm_start<G: GamePlayers>(
             .map(|(p, _)| run.relative(p))
             .collect(),
         replay_spent: window.spent_files(),
-        score_weight: cfg.search.score_weight,
-        ..CheckpointMeta::new(game, 0, cfg.model.clone())
+        ..super::checkpoint_meta(game, cfg, 0)
     };
     let optimizer = trainer
         .optimizer_bytes()

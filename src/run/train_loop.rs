@@ -264,10 +264,7 @@ impl<'a, G: GamePlayers> Loop<'a, G> {
         let log = MetricsLog::open(&run.logs())?;
         if checkpoint::list(&ckpts)?.is_empty() {
             let model = super::initial_model(game, &cfg, &device);
-            let meta = CheckpointMeta {
-                score_weight: cfg.search.score_weight,
-                ..CheckpointMeta::new(game, 0, cfg.model.clone())
-            };
+            let meta = super::checkpoint_meta(game, &cfg, 0);
             checkpoint::save(&ckpts, &meta, &model, None)?;
             checkpoint::write_best(&ckpts, 0)?;
         }
@@ -416,8 +413,7 @@ impl<'a, G: GamePlayers> Loop<'a, G> {
                 .collect(),
             replay_spent: self.window.spent_files(),
             games_played: self.meta.games_played + games,
-            score_weight: self.ctx.cfg.search.score_weight,
-            ..CheckpointMeta::new(self.ctx.game, g, self.ctx.cfg.model.clone())
+            ..super::checkpoint_meta(self.ctx.game, &self.ctx.cfg, g)
         }
     }
 

@@ -424,10 +424,7 @@ pub fn publish_fresh_network<G: GamePlayers>(
     run.push_config()?;
     let device = cfg.run.backend.device()?;
     let model = super::initial_model(game, cfg, &device);
-    let meta = checkpoint::CheckpointMeta {
-        score_weight: cfg.search.score_weight,
-        ..checkpoint::CheckpointMeta::new(game, 0, cfg.model.clone())
-    };
+    let meta = super::checkpoint_meta(game, cfg, 0);
     checkpoint::save(&dir.checkpoints(), &meta, &model, None)?;
     checkpoint::write_best(&dir.checkpoints(), 0)?;
     run.push_checkpoint(0)?;
