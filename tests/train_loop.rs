@@ -467,7 +467,7 @@ fn a_score_weighted_run_trains_margins_and_plays_its_matches_with_the_weight() {
     // The reported values weigh the margin wherever the result is short of
     // certain, or not at all, as the threshold says.
     assert_ne!(trained, ungated, "the threshold changes nothing here");
-    // A weight out of range in meta.json is refused, named.
+    // A weight or threshold out of range in meta.json is refused, named.
     let bad = tmp.path().join("bad");
     fs::create_dir(&bad).unwrap();
     let good = checkpoint::resolve(&ckpts).unwrap();
@@ -475,27 +475,25 @@ fn a_score_weighted_run_trains_margins_and_plays_its_matches_with_the_weight() {
         fs::copy(good.join(f), bad.join(f)).unwrap();
     }
     let text = fs::read_to_string(bad.join("meta.json")).unwrap();
-    let text = text.replace("\"score_weight\": 0.5", "\"score_weight\": 50.0");
-    fs::write(bad.join("meta.json"), &text).unwrap();
     let spec = format!("net-mcts:checkpoint={},sims=8", bad.display());
-    let e = yinsh_zero::arena::parse_game_player(&game, &spec, 3)
-        .err()
-        .unwrap()
-        .to_string();
-    assert!(
-        e.contains("score_weight 50") && e.contains("from 0 to 10"),
-        "{e}"
-    );
-    // So is a threshold out of range.
-    let text = text.replace("\"score_threshold\": 0.25", "\"score_threshold\": 1.5");
-    let text = text.replace("\"score_weight\": 50.0", "\"score_weight\": 0.5");
-    fs::write(bad.join("meta.json"), text).unwrap();
-    let e = yinsh_zero::arena::parse_game_player(&game, &spec, 3)
-        .err()
-        .unwrap()
-        .to_string();
-    assert!(
-        e.contains("score_threshold 1.5") && e.contains("below 1"),
-        "{e}"
-    );
+    for (field, was, value, range) in [
+        ("score_weight", "0.5", "50", "from 0 to 10"),
+        ("score_threshold", "0.25", "1.5", "below 1"),
+    ] {
+        let from = format!("\"{field}\": {was}");
+        assert!(text.contains(&from), "{text}");
+        fs::write(
+            bad.join("meta.json"),
+            text.replace(&from, &format!("\"{field}\": {value}")),
+        )
+        .unwrap();
+        let e = yinsh_zero::arena::parse_game_player(&game, &spec, 3)
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(
+            e.contains(&format!("{field} {value}")) && e.contains(range),
+            "{e}"
+        );
+    }
 }
