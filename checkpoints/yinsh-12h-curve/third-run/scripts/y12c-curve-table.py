@@ -27,6 +27,23 @@ def cell(pairing):
     )
 
 
+def recorded(folder, opponent):
+    """An unfinished ladder's games so far against `opponent`, from its records."""
+    w = d = l = 0
+    for name in sorted(os.listdir(folder)) if os.path.isdir(folder) else []:
+        for line in open(os.path.join(folder, name)):
+            if not line.endswith("\n"):
+                continue  # a line still being written
+            g = json.loads(line)
+            if g["second"] != opponent:
+                continue
+            s = g["score_white"] if g["first_white"] else 1 - g["score_white"]
+            w, d, l = w + (s == 1), d + (s == 0.5), l + (s == 0)
+    if w + d + l == 0:
+        return "not played"
+    return f"unfinished: {w}-{d}-{l} in {w + d + l} games ({100 * (w + d / 2) / (w + d + l):.1f}%)"
+
+
 def main():
     root = sys.argv[1]
     marks = sys.argv[2:] or ["1h", "2h", "4h", "8h", "12h"]
@@ -35,7 +52,7 @@ def main():
     for mark in marks:
         path = os.path.join(root, mark, "ladder.json")
         if not os.path.exists(path):
-            print(f"| {mark} | | " + " | ".join("not played" for _ in OPPONENTS) + " |")
+            print(f"| {mark} | | " + " | ".join(recorded(os.path.join(root, mark, "eval"), o) for o in OPPONENTS) + " |")
             continue
         out = json.load(open(path))
         by_opponent = {p["second"]: p for p in out["pairings"]}
