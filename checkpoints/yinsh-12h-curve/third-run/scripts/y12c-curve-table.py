@@ -1,47 +1,51 @@
 #!/usr/bin/env python3
 """Prints issue 32's learning-curve table (docs/strength.md, method 4) from the
-ladders' JSON (`runs/y12c-ladder/MARK/ladder.json`, written by y12c-ladder.sh):
-one row a mark, each opponent's score with its 95% interval and W-D-L. A mark
-whose ladder is missing or unfinished says so rather than printing a partial score.
+ladders of y12c-ladder.sh (`LADDER_DIR/MARK`): one row a mark, each opponent's
+score with its 95% interval and W-D-L. A ladder still being played (no
+ladder.json yet) is read from its recorded games by `evaluate --history-only`,
+and its cells say how many of the 200 games they cover.
 
 Usage: y12c-curve-table.py LADDER_DIR [MARK ...]   (default marks: 1h 2h 4h 8h 12h)
+Run from the project root (it calls target/release/yinsh-zero).
 """
 import json
 import os
+import subprocess
 import sys
+import tempfile
 
 OPPONENTS = [
     "alphabeta:depth=3",
     "mcts-rollout:playouts=10000",
     "mcts-rollout:playouts=30000",
 ]
+GAMES = 200  # y12c-ladder.sh's --games
+
+
+def ladder(folder):
+    """The ladder's JSON: its own when it finished, else the tables of its recorded games."""
+    path = os.path.join(folder, "ladder.json")
+    if os.path.exists(path):
+        return json.load(open(path))
+    if not os.path.isdir(os.path.join(folder, "eval")):
+        return None
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "history.json")
+        subprocess.run(
+            ["target/release/yinsh-zero", "evaluate", "--run", folder, "--history-only", "--json", out],
+            check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )
+        return json.load(open(out))
 
 
 def cell(pairing):
     r = pairing["results"]
     games = r["wins"] + r["draws"] + r["losses"]
-    return (
+    text = (
         f"{100 * pairing['score']:.1f}% [{100 * pairing['score_low']:.1f}, "
-        f"{100 * pairing['score_high']:.1f}] ({r['wins']}-{r['draws']}-{r['losses']})",
-        games,
+        f"{100 * pairing['score_high']:.1f}] ({r['wins']}-{r['draws']}-{r['losses']})"
     )
-
-
-def recorded(folder, opponent):
-    """An unfinished ladder's games so far against `opponent`, from its records."""
-    w = d = l = 0
-    for name in sorted(os.listdir(folder)) if os.path.isdir(folder) else []:
-        for line in open(os.path.join(folder, name)):
-            if not line.endswith("\n"):
-                continue  # a line still being written
-            g = json.loads(line)
-            if g["second"] != opponent:
-                continue
-            s = g["score_white"] if g["first_white"] else 1 - g["score_white"]
-            w, d, l = w + (s == 1), d + (s == 0.5), l + (s == 0)
-    if w + d + l == 0:
-        return "not played"
-    return f"unfinished: {w}-{d}-{l} in {w + d + l} games ({100 * (w + d / 2) / (w + d + l):.1f}%)"
+    return text if games == GAMES else f"{games} of {GAMES} games: {text}"
 
 
 def main():
@@ -50,24 +54,13 @@ def main():
     print("| running time | best network | " + " | ".join(f"vs `{o}`" for o in OPPONENTS) + " |")
     print("|---" * (2 + len(OPPONENTS)) + "|")
     for mark in marks:
-        path = os.path.join(root, mark, "ladder.json")
-        if not os.path.exists(path):
-            print(f"| {mark} | | " + " | ".join(recorded(os.path.join(root, mark, "eval"), o) for o in OPPONENTS) + " |")
-            continue
-        out = json.load(open(path))
-        by_opponent = {p["second"]: p for p in out["pairings"]}
-        net = out["pairings"][0]["first"] if out["pairings"] else ""
-        gen = next((part for part in net.replace(",", "/").split("/") if part.isdigit()), "?")
-        cells = []
-        for o in OPPONENTS:
-            p = by_opponent.get(o)
-            if p is None:
-                cells.append("not played")
-                continue
-            text, games = cell(p)
-            want = out["games_per_pairing"]
-            cells.append(text if games == want else f"{games} of {want} games: {text}")
-        print(f"| {mark} | generation {int(gen) if gen != '?' else gen} | " + " | ".join(cells) + " |")
+        out = ladder(os.path.join(root, mark))
+        pairings = {p["second"]: p for p in (out or {}).get("pairings", [])}
+        # The network's spec names its checkpoint folder, runs/y12c-curve/MARK/GEN.
+        net = next(iter(pairings.values()), {}).get("first", "")
+        gen = net.split("checkpoint=")[-1].split(",")[0].rsplit("/", 1)[-1] if net else ""
+        cells = [cell(pairings[o]) if o in pairings else "not played" for o in OPPONENTS]
+        print(f"| {mark} | {'generation ' + str(int(gen)) if gen.isdigit() else ''} | " + " | ".join(cells) + " |")
 
 
 if __name__ == "__main__":
