@@ -6,7 +6,7 @@
 cd "$(dirname "$0")/.."
 sed "s/^hours = .*/hours = $1/" configs/yinsh-12h.toml > runs/y12c.toml
 start=$(date +%s)
-echo "stretch start $(date -u +%FT%TZ) hours=$1 done=$2 binary of $(git rev-parse --short HEAD)" >> runs/y12c-stretches.log
+echo "stretch start $(date -u +%FT%TZ) hours=$1 done=$2 binary built $(date -u -r target/release/yinsh-zero +%FT%TZ), work tree at $(git rev-parse --short HEAD)" >> runs/y12c-stretches.log
 runs/y12c-curve.sh "$2" >> runs/y12c-curve.log 2>&1 < /dev/null &
 curve=$!
 target/release/yinsh-zero train --config runs/y12c.toml --run runs/y12c >> runs/y12c.log 2>&1 < /dev/null
