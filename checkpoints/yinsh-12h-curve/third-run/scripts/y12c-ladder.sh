@@ -1,7 +1,8 @@
 #!/bin/bash
 # Usage: runs/y12c-ladder.sh MARK (1h, 2h, 4h, 8h): issue 32's ladder for run y12c's best
 # network at that mark (docs/strength.md method 4's command), 200 games an opponent at 100 ms,
-# two games at a time (THREADS=1: one at a time); resumable (--run: games already recorded are not played again).
+# two games at a time (THREADS=1: one at a time); resumable (--run: games already recorded are
+# not played again).
 cd "$(dirname "$0")/.."
 mark=$1; g=$(ls runs/y12c-curve/$mark); net=runs/y12c-curve/$mark/$g
 mkdir -p runs/y12c-ladder/$mark
