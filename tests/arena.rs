@@ -224,6 +224,60 @@ fn history_round_trips_and_feeds_the_ratings() {
 }
 
 #[test]
+fn records_say_what_each_side_searched() {
+    // mcts-rollout reports its simulations (at most 40 a decision),
+    // alpha-beta its positions, random nothing.
+    let players = ["random", "mcts-rollout:playouts=40", "alphabeta:depth=1"];
+    let config = ArenaConfig::round_robin(Yinsh::blitz(), &players, 2, 5);
+    let games = arena_on(2, &config);
+    for g in &games {
+        for (spec, effort) in [(&g.white, g.effort_white), (&g.black, g.effort_black)] {
+            if spec == "random" {
+                assert_eq!(effort, None, "{g:?}");
+                continue;
+            }
+            let e = effort.unwrap_or_else(|| panic!("{spec} reports its search: {g:?}"));
+            assert!(e.decisions > 0 && e.decisions as usize <= g.length, "{g:?}");
+            assert!(e.nodes >= e.decisions as u64, "{g:?}");
+            if spec.starts_with("mcts") {
+                assert!(e.nodes <= 40 * e.decisions as u64, "{g:?}");
+            }
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let file = new_history_file(dir.path());
+    write_history(&file, &games).unwrap();
+    assert_eq!(read_history(dir.path()).unwrap(), games);
+    // Records written before efforts were kept still read.
+    let old = std::fs::read_to_string(&file)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let mut v: serde_json::Value = serde_json::from_str(l).unwrap();
+            let o = v.as_object_mut().unwrap();
+            o.remove("effort_white");
+            o.remove("effort_black");
+            v.to_string() + "\n"
+        })
+        .collect::<String>();
+    std::fs::write(&file, old).unwrap();
+    let back = read_history(dir.path()).unwrap();
+    assert!(
+        back.iter()
+            .all(|g| g.effort_white.is_none() && g.effort_black.is_none())
+    );
+
+    let pairings = yinsh_zero::arena::PairingResult::group(&config.pairings(), &games);
+    let p = pairings
+        .iter()
+        .find(|p| p.first == "random" && p.second.starts_with("mcts"))
+        .unwrap();
+    assert_eq!(p.nodes_first, None);
+    let n = p.nodes_second.unwrap();
+    assert!((1.0..=40.0).contains(&n), "{n}");
+}
+
+#[test]
 fn evaluate_command_prints_tables_records_and_folds_history() {
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("out.json");
@@ -243,6 +297,11 @@ fn evaluate_command_prints_tables_records_and_folds_history() {
         "{text}"
     );
     assert!(text.contains("anchored at random = 0"), "{text}");
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("random vs alphabeta:depth=1,tt=12 "))
+        .unwrap();
+    assert!(line.contains("nodes/decision - vs "), "{text}");
     evaluate("2");
     let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
     assert_eq!(

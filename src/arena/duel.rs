@@ -15,6 +15,7 @@ use std::collections::BTreeMap;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
+use super::game::Effort;
 use super::tournament::{
     ArenaConfig, ArenaError, ArenaGame, ArenaResult, PairingResult, ScheduledGame, SprtTracker,
     schedule,
@@ -192,6 +193,8 @@ struct DuelGame<S: State> {
     /// Searches of the first and second player.
     searches: [Search<S>; 2],
     decisions: usize,
+    /// White's and Black's simulations, as the arena's records keep them.
+    effort: [Effort; 2],
 }
 
 impl<S: State> InFlight<S> for DuelGame<S> {
@@ -249,6 +252,7 @@ impl<G: Game> DuelWorker<'_, G> {
             decisions: scheduled.opening.len(),
             scheduled,
             searches,
+            effort: [Effort::default(); 2],
         }))
     }
 
@@ -288,7 +292,10 @@ impl<G: Game> DuelWorker<'_, G> {
             let stepped = batch::step(&mut slots, evaluators, &mut buffers, |slot| {
                 let game = slot.as_mut().expect("a deciding game is in its slot");
                 let side = game.side_to_act();
-                let action: ActionOf<G> = game.searches[side].result().action;
+                let result = game.searches[side].result();
+                let colour = game.searches[side].position().to_act();
+                game.effort[colour.index()].add(result.simulations as u64);
+                let action: ActionOf<G> = result.action;
                 for s in &mut game.searches {
                     s.advance(action)?;
                 }
@@ -297,6 +304,8 @@ impl<G: Game> DuelWorker<'_, G> {
                     let mut g = slot.take().expect("slot holds a game");
                     let last = g.searches[0].position().clone();
                     g.scheduled.game.finish(g.decisions, Ok(&last));
+                    g.scheduled.game.effort_white = g.effort[Color::White.index()].reported();
+                    g.scheduled.game.effort_black = g.effort[Color::Black.index()].reported();
                     self.count(g.scheduled.game);
                     *slot = self.start()?;
                 }

@@ -1,7 +1,54 @@
 //! One game between two players.
 
+use serde::{Deserialize, Serialize};
+
 use super::player::{Player, PlayerFailure};
 use crate::game::{Color, GameResult, State};
+
+/// How much one side searched in a game: its decisions that reported a
+/// count ([`MoveInfo::nodes`](super::MoveInfo::nodes): simulations of a
+/// tree search, positions of alpha-beta) and the counts' sum. A player
+/// bounded by time searches as far as the machine lets it, so this is what
+/// says how strong "100 ms" was on the machine that played.
+///
+/// ```
+/// use yinsh_zero::arena::Effort;
+///
+/// let mut e = Effort::default();
+/// assert_eq!(e.per_decision(), None);
+/// e.add(100);
+/// e.add(50);
+/// assert_eq!(e.per_decision(), Some(75.0));
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Effort {
+    pub decisions: u32,
+    pub nodes: u64,
+}
+
+impl Effort {
+    /// Counts one decision that searched `nodes`.
+    pub fn add(&mut self, nodes: u64) {
+        self.decisions += 1;
+        self.nodes += nodes;
+    }
+
+    /// Adds another tally to this one.
+    pub fn merge(&mut self, other: Effort) {
+        self.decisions += other.decisions;
+        self.nodes += other.nodes;
+    }
+
+    /// This tally, or none if no decision reported a count.
+    pub fn reported(self) -> Option<Effort> {
+        (self.decisions > 0).then_some(self)
+    }
+
+    /// The mean count a decision, if any decision reported one.
+    pub fn per_decision(&self) -> Option<f64> {
+        (self.decisions > 0).then(|| self.nodes as f64 / self.decisions as f64)
+    }
+}
 
 /// A finished game: where it started, every decision in order, and how it
 /// ended.
@@ -10,6 +57,8 @@ pub struct GameRecord<S: State> {
     pub start: S,
     pub actions: Vec<S::Action>,
     pub result: GameResult,
+    /// White's and Black's search effort (indexed by [`Color::index`]).
+    pub effort: [Effort; 2],
 }
 
 impl<S: State> GameRecord<S> {
@@ -86,22 +135,26 @@ pub fn play_game<S: State>(
     black.new_game(&start);
     let mut pos = start.clone();
     let mut actions = Vec::with_capacity(128);
-    let result = play_out(white, black, &mut pos, &mut actions)?;
+    let mut effort = [Effort::default(); 2];
+    let result = play_out(white, black, &mut pos, &mut actions, &mut effort)?;
     Ok(GameRecord {
         start,
         actions,
         result,
+        effort,
     })
 }
 
 /// Plays `pos` to the end, asking each side in turn, telling both players
 /// every action and appending it to `actions` (kept up to the failure when
-/// a player fails or answers illegally).
+/// a player fails or answers illegally), and adding to each side's `effort`
+/// what its player reports it searched.
 pub(crate) fn play_out<S: State>(
     white: &mut dyn Player<S>,
     black: &mut dyn Player<S>,
     pos: &mut S,
     actions: &mut Vec<S::Action>,
+    effort: &mut [Effort; 2],
 ) -> Result<GameResult, PlayError> {
     while !pos.is_over() {
         let colour = pos.to_act();
@@ -120,6 +173,9 @@ pub(crate) fn play_out<S: State>(
                 });
             }
         };
+        if let Some(n) = player.info().and_then(|i| i.nodes) {
+            effort[colour.index()].add(n);
+        }
         let before = pos.clone();
         if let Err(e) = pos.play(action) {
             return Err(PlayError::IllegalAction {

@@ -39,7 +39,7 @@ pub use elo::{
     EloError, EloFit, PairResults, Rating, ResultTable, Z95, elo_from_score, score_from_elo,
 };
 pub use evaluation::{Evaluated, RecordedTournament, history_of};
-pub use game::{GameRecord, PlayError, play_game};
+pub use game::{Effort, GameRecord, PlayError, play_game};
 pub use grade::{GradeRequest, Grading};
 pub use matches::{MatchConfig, MatchError, MatchResult, play_match};
 pub use minimax::{Evaluation, MinimaxConfig, MinimaxPlayer};

@@ -28,7 +28,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::elo::{EloError, EloFit, PairResults, ResultTable, elo_from_score};
-use super::game::PlayError;
+use super::game::{Effort, PlayError};
 use super::player::Player;
 use super::sprt::{Sprt, Verdict};
 use crate::game::{ActionOf, Color, Game, GameResult, State};
@@ -163,6 +163,12 @@ pub struct ArenaGame {
     pub game: String,
     /// The game's variant (YINSH: `standard` or `blitz`).
     pub variant: String,
+    /// What each side searched, where its player reports it (absent in
+    /// records written before it was kept).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub effort_white: Option<Effort>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub effort_black: Option<Effort>,
 }
 
 fn yinsh_name() -> String {
@@ -187,6 +193,15 @@ impl ArenaGame {
             && self.variant == scheduled.variant
     }
 
+    /// What the first and the second player searched, where reported.
+    pub fn efforts(&self) -> (Option<Effort>, Option<Effort>) {
+        if self.first_white {
+            (self.effort_white, self.effort_black)
+        } else {
+            (self.effort_black, self.effort_white)
+        }
+    }
+
     /// The first player's points.
     pub fn score_first(&self) -> f64 {
         if self.first_white {
@@ -200,18 +215,21 @@ impl ArenaGame {
 /// Plays one game from `start` through `opening` (which both players
 /// observe, as if played) to the end. A player that fails or chooses an
 /// illegal action loses by forfeit: the error comes back along with the
-/// decisions played. The end is the final position's result.
+/// decisions played and White's and Black's search effort after the
+/// opening. The end is the final position's result.
 ///
 /// ```
 /// use yinsh_zero::arena::{RandomPlayer, play_from_opening};
-/// use yinsh_zero::games::yinsh::greedy::GreedyPlayer;
 /// use yinsh_zero::game::State;
-/// use yinsh_zero::games::yinsh::{Action, Position};
+/// use yinsh_zero::games::yinsh::{Action, Position, parse_player};
 ///
 /// let opening = [Action::Place("e3".parse().unwrap())];
-/// let (mut w, mut b) = (RandomPlayer::new(1), GreedyPlayer::new(2));
-/// let (actions, end) = play_from_opening(&mut w, &mut b, Position::new(), &opening);
+/// let mut w = RandomPlayer::new(1);
+/// let mut b = parse_player("alphabeta:depth=1", 2).unwrap();
+/// let (actions, effort, end) = play_from_opening(&mut w, b.as_mut(), Position::new(), &opening);
 /// let last = end.unwrap();
+/// assert_eq!(effort[0].decisions, 0); // random reports no search
+/// assert!(effort[1].decisions > 0 && effort[1].nodes >= effort[1].decisions as u64);
 /// assert_eq!(actions[0].to_string(), "e3");
 /// let mut pos = Position::new();
 /// for a in &actions { pos.play(*a).unwrap(); }
@@ -223,7 +241,7 @@ pub fn play_from_opening<S: State>(
     black: &mut dyn Player<S>,
     start: S,
     opening: &[S::Action],
-) -> (Vec<S::Action>, Result<S, PlayError>) {
+) -> (Vec<S::Action>, [Effort; 2], Result<S, PlayError>) {
     white.new_game(&start);
     black.new_game(&start);
     let mut pos = start;
@@ -242,8 +260,10 @@ pub fn play_from_opening<S: State>(
         black.observe(&before, a);
         actions.push(a);
     }
-    let result = super::game::play_out(white, black, &mut pos, &mut actions).map(|_| pos);
-    (actions, result)
+    let mut effort = [Effort::default(); 2];
+    let result =
+        super::game::play_out(white, black, &mut pos, &mut actions, &mut effort).map(|_| pos);
+    (actions, effort, result)
 }
 
 /// The results of one pairing.
@@ -267,6 +287,11 @@ pub struct PairingResult {
     /// Games lost by forfeit by the first / second player.
     pub forfeits_first: u32,
     pub forfeits_second: u32,
+    /// What the first / second player searched a decision on average
+    /// (simulations, or alpha-beta's positions), over the games whose
+    /// records say; none where its player reports no count.
+    pub nodes_first: Option<f64>,
+    pub nodes_second: Option<f64>,
 }
 
 impl PairingResult {
@@ -286,8 +311,14 @@ impl PairingResult {
             elo_high: f64::INFINITY,
             forfeits_first: 0,
             forfeits_second: 0,
+            nodes_first: None,
+            nodes_second: None,
         };
+        let (mut effort_first, mut effort_second) = (Effort::default(), Effort::default());
         for g in games {
+            let (f, s) = g.efforts();
+            effort_first.merge(f.unwrap_or_default());
+            effort_second.merge(s.unwrap_or_default());
             let s = g.score_first();
             let first_white = g.first_white;
             r.results.add_points(s);
@@ -305,6 +336,8 @@ impl PairingResult {
                 }
             }
         }
+        r.nodes_first = effort_first.per_decision();
+        r.nodes_second = effort_second.per_decision();
         r.score = r.results.score();
         (r.score_low, r.score_high) = r.results.score_interval();
         r.elo = elo_from_score(r.score);
@@ -627,6 +660,8 @@ pub(crate) fn schedule<G: Game>(
         arena_seed: config.seed,
         game: G::NAME.into(),
         variant: config.game.variant().into(),
+        effort_white: None,
+        effort_black: None,
     };
     ScheduledGame {
         game,
@@ -692,8 +727,10 @@ fn play_scheduled<G: Game>(
         (Err(e), _) => game.finish::<G::State>(0, Err((Color::White, e))),
         (_, Err(e)) => game.finish::<G::State>(0, Err((Color::Black, e))),
         (Ok(mut w), Ok(mut b)) => {
-            let (actions, end) =
+            let (actions, effort, end) =
                 play_from_opening(w.as_mut(), b.as_mut(), config.game.start(), &opening);
+            game.effort_white = effort[Color::White.index()].reported();
+            game.effort_black = effort[Color::Black.index()].reported();
             let end = end.map_err(|e| (e.colour(), e.to_string()));
             game.finish(actions.len(), end.as_ref().map_err(Clone::clone));
         }

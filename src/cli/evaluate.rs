@@ -479,6 +479,16 @@ fn fmt_elo(x: f64) -> String {
 
 /// The pairing table; `openings` says how the games opened (none for
 /// recorded games of unknown schedules).
+/// What the two players of a pairing searched a decision, where either
+/// reports it: a time-limited search's strength is what the machine gave it.
+fn fmt_nodes(first: Option<f64>, second: Option<f64>) -> String {
+    if first.is_none() && second.is_none() {
+        return String::new();
+    }
+    let n = |x: Option<f64>| x.map_or("-".to_string(), |v| format!("{v:.0}"));
+    format!("  nodes/decision {} vs {}", n(first), n(second))
+}
+
 fn print_tables<A>(pairings: &[PairingResult], openings: Option<&Openings<A>>) {
     let width = pairings
         .iter()
@@ -501,7 +511,7 @@ fn print_tables<A>(pairings: &[PairingResult], openings: Option<&Openings<A>>) {
     for p in pairings {
         let r = &p.results;
         println!(
-            "{:<width$} {:>5} {:>5} {:>5} {:>5} {:>5.1}%  [{:>5.1}, {:>5.1}]  {:>6}  [{}, {}]{}",
+            "{:<width$} {:>5} {:>5} {:>5} {:>5} {:>5.1}%  [{:>5.1}, {:>5.1}]  {:>6}  [{}, {}]{}{}",
             format!("{} vs {}", p.first, p.second),
             r.games(),
             r.wins,
@@ -517,7 +527,8 @@ fn print_tables<A>(pairings: &[PairingResult], openings: Option<&Openings<A>>) {
                 format!("  forfeits {}/{}", p.forfeits_first, p.forfeits_second)
             } else {
                 String::new()
-            }
+            },
+            fmt_nodes(p.nodes_first, p.nodes_second),
         );
     }
     let Some(openings) = openings else {

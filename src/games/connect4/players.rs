@@ -42,7 +42,8 @@ pub struct PerfectPlayer {
     /// Handed to the solver when it is made.
     book: Option<Book>,
     rng: SmallRng,
-    last: Option<(Score, Column)>,
+    /// The last decision's score, column and search nodes.
+    last: Option<(Score, Column, u64)>,
 }
 
 impl PerfectPlayer {
@@ -83,20 +84,23 @@ impl Player<Position> for PerfectPlayer {
                 None => s,
             }
         });
+        let before = solver.nodes;
         let (score, best) = solver.best_columns(pos);
+        let nodes = solver.nodes - before;
         let c = best[self.rng.random_range(0..best.len())];
-        self.last = Some((score, c));
+        self.last = Some((score, c, nodes));
         c
     }
 
-    /// The score of the position (Pons's units) and the column played.
+    /// The score of the position (Pons's units), the column played and the
+    /// positions its solve searched.
     fn info(&self) -> Option<MoveInfo<Column>> {
-        let (score, c) = self.last?;
+        let (score, c, nodes) = self.last?;
         Some(MoveInfo {
             value: Some(score.get().signum() as f32),
             score: Some(score.get()),
             depth: None,
-            nodes: self.solver.as_ref().map(|s| s.nodes),
+            nodes: Some(nodes),
             pv: vec![c],
         })
     }
