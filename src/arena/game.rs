@@ -8,8 +8,9 @@ use crate::game::{Color, GameResult, State};
 /// How much one side searched in a game: its decisions that reported a
 /// count ([`MoveInfo::nodes`](super::MoveInfo::nodes): simulations of a
 /// tree search, positions of alpha-beta) and the counts' sum. A player
-/// bounded by time searches as far as the machine lets it, so this is what
-/// says how strong "100 ms" was on the machine that played.
+/// bounded by time searches as far as the machine lets it, so this says
+/// how far "100 ms" went on the machine that played; descents that end in
+/// finished or proven positions count too, at no evaluation's cost.
 ///
 /// ```
 /// use yinsh_zero::arena::Effort;
