@@ -304,8 +304,7 @@ impl<G: Game> DuelWorker<'_, G> {
                     let mut g = slot.take().expect("slot holds a game");
                     let last = g.searches[0].position().clone();
                     g.scheduled.game.finish(g.decisions, Ok(&last));
-                    g.scheduled.game.effort_white = g.effort[Color::White.index()].reported();
-                    g.scheduled.game.effort_black = g.effort[Color::Black.index()].reported();
+                    g.scheduled.game.set_effort(g.effort);
                     self.count(g.scheduled.game);
                     *slot = self.start()?;
                 }

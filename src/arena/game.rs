@@ -58,8 +58,6 @@ pub struct GameRecord<S: State> {
     pub start: S,
     pub actions: Vec<S::Action>,
     pub result: GameResult,
-    /// White's and Black's search effort (indexed by [`Color::index`]).
-    pub effort: [Effort; 2],
 }
 
 impl<S: State> GameRecord<S> {
@@ -136,13 +134,17 @@ pub fn play_game<S: State>(
     black.new_game(&start);
     let mut pos = start.clone();
     let mut actions = Vec::with_capacity(128);
-    let mut effort = [Effort::default(); 2];
-    let result = play_out(white, black, &mut pos, &mut actions, &mut effort)?;
+    let result = play_out(
+        white,
+        black,
+        &mut pos,
+        &mut actions,
+        &mut [Effort::default(); 2],
+    )?;
     Ok(GameRecord {
         start,
         actions,
         result,
-        effort,
     })
 }
 

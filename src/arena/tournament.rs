@@ -193,6 +193,13 @@ impl ArenaGame {
             && self.variant == scheduled.variant
     }
 
+    /// Keeps White's and Black's tallies (indexed by [`Color::index`]),
+    /// each only if its player reported a count.
+    pub(crate) fn set_effort(&mut self, effort: [Effort; 2]) {
+        self.effort_white = effort[Color::White.index()].reported();
+        self.effort_black = effort[Color::Black.index()].reported();
+    }
+
     /// What the first and the second player searched, where reported.
     pub fn efforts(&self) -> (Option<Effort>, Option<Effort>) {
         if self.first_white {
@@ -316,9 +323,9 @@ impl PairingResult {
         };
         let (mut effort_first, mut effort_second) = (Effort::default(), Effort::default());
         for g in games {
-            let (f, s) = g.efforts();
-            effort_first.merge(f.unwrap_or_default());
-            effort_second.merge(s.unwrap_or_default());
+            let (first, second) = g.efforts();
+            effort_first.merge(first.unwrap_or_default());
+            effort_second.merge(second.unwrap_or_default());
             let s = g.score_first();
             let first_white = g.first_white;
             r.results.add_points(s);
@@ -729,8 +736,7 @@ fn play_scheduled<G: Game>(
         (Ok(mut w), Ok(mut b)) => {
             let (actions, effort, end) =
                 play_from_opening(w.as_mut(), b.as_mut(), config.game.start(), &opening);
-            game.effort_white = effort[Color::White.index()].reported();
-            game.effort_black = effort[Color::Black.index()].reported();
+            game.set_effort(effort);
             let end = end.map_err(|e| (e.colour(), e.to_string()));
             game.finish(actions.len(), end.as_ref().map_err(Clone::clone));
         }

@@ -477,10 +477,8 @@ fn fmt_elo(x: f64) -> String {
     }
 }
 
-/// The pairing table; `openings` says how the games opened (none for
-/// recorded games of unknown schedules).
 /// What the two players of a pairing searched a decision, where either
-/// reports it: a time-limited search's strength is what the machine gave it.
+/// reports it: how far a time limit went on the machine that played.
 fn fmt_nodes(first: Option<f64>, second: Option<f64>) -> String {
     if first.is_none() && second.is_none() {
         return String::new();
@@ -489,6 +487,8 @@ fn fmt_nodes(first: Option<f64>, second: Option<f64>) -> String {
     format!("  nodes/decision {} vs {}", n(first), n(second))
 }
 
+/// The pairing table; `openings` says how the games opened (none for
+/// recorded games of unknown schedules).
 fn print_tables<A>(pairings: &[PairingResult], openings: Option<&Openings<A>>) {
     let width = pairings
         .iter()
