@@ -241,6 +241,14 @@ fn records_say_what_each_side_searched() {
             assert!(e.nodes >= e.decisions as u64, "{g:?}");
             if spec.starts_with("mcts") {
                 assert!(e.nodes <= 40 * e.decisions as u64, "{g:?}");
+                // Each decision's playouts: one a leaf, the root's with them.
+                let evaluated = e.evaluations.expect("a tree search says what it evaluated");
+                assert!(
+                    evaluated > 0 && evaluated <= e.nodes + e.decisions as u64,
+                    "{g:?}"
+                );
+            } else {
+                assert_eq!(e.evaluations, None, "{g:?}");
             }
         }
     }
@@ -275,6 +283,9 @@ fn records_say_what_each_side_searched() {
     assert_eq!(p.nodes_first, None);
     let n = p.nodes_second.unwrap();
     assert!((1.0..=40.0).contains(&n), "{n}");
+    assert_eq!(p.evaluations_first, None);
+    let e = p.evaluations_second.unwrap();
+    assert!((1.0..=41.0).contains(&e), "{e}");
 }
 
 #[test]
@@ -302,6 +313,8 @@ fn evaluate_command_prints_tables_records_and_folds_history() {
         .find(|l| l.starts_with("random vs alphabeta:depth=1,tt=12 "))
         .unwrap();
     assert!(line.contains("nodes/decision - vs "), "{text}");
+    // Alpha-beta evaluates no leaves with a network or playouts.
+    assert!(!line.contains("evaluations/decision"), "{text}");
     evaluate("2");
     let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
     assert_eq!(

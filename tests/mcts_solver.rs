@@ -5,7 +5,7 @@
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use yinsh_zero::arena::parse_game_player;
-use yinsh_zero::evaluator::UniformEvaluator;
+use yinsh_zero::evaluator::{Evaluation, Evaluator, UniformEvaluator};
 use yinsh_zero::game::State;
 use yinsh_zero::games::connect4::solve::Solver;
 use yinsh_zero::games::connect4::{Column, Connect4, Position};
@@ -309,4 +309,39 @@ fn a_gumbel_policy_target_follows_the_proofs() {
         proved >= 20,
         "only {proved} of 60 roots proved at 400 simulations"
     );
+}
+
+/// Answers as [`UniformEvaluator`] does, counting the positions asked about.
+struct Counting(usize);
+
+impl Evaluator<Position> for Counting {
+    fn evaluate(&mut self, positions: &[Position]) -> Vec<Evaluation> {
+        self.0 += positions.len();
+        UniformEvaluator.evaluate(positions)
+    }
+}
+
+#[test]
+fn evaluations_count_the_leaves_evaluated_not_the_descents_into_proven_positions() {
+    let cfg = config(true, 0.0, 2000);
+    let mut proven = 0;
+    for (i, pos) in endgames(34, 12, 21).iter().enumerate() {
+        for batch in [1, 8] {
+            let mut counting = Counting(0);
+            let mut search = Search::new(*pos, cfg.clone(), i as u64).unwrap();
+            search.run_batched(&mut counting, batch).unwrap();
+            let r = search.result();
+            assert_eq!(r.evaluations as usize, counting.0, "{pos:?} batch {batch}");
+            // The root's evaluation is no descent; every other is one.
+            assert!(r.evaluations <= r.simulations + 1, "{pos:?}: {r:?}");
+            // Once the root is proven, each descent ends at once in a
+            // proven position, evaluating nothing.
+            if search.proven_value().is_some() {
+                proven += 1;
+                assert!(r.evaluations < r.simulations, "{pos:?}: {r:?}");
+            }
+        }
+    }
+    // Eight empty cells or fewer: most are proven within 2,000 descents.
+    assert!(proven >= 16, "{proven} of 24 searches proved their root");
 }

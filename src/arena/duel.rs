@@ -294,7 +294,8 @@ impl<G: Game> DuelWorker<'_, G> {
                 let side = game.side_to_act();
                 let result = game.searches[side].result();
                 let colour = game.searches[side].position().to_act();
-                game.effort[colour.index()].add(result.simulations as u64);
+                game.effort[colour.index()]
+                    .add(result.simulations as u64, Some(result.evaluations as u64));
                 let action: ActionOf<G> = result.action;
                 for s in &mut game.searches {
                     s.advance(action)?;

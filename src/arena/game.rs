@@ -7,35 +7,58 @@ use crate::game::{Color, GameResult, State};
 
 /// How much one side searched in a game: its decisions that reported a
 /// count ([`MoveInfo::nodes`](super::MoveInfo::nodes): simulations of a
-/// tree search, positions of alpha-beta) and the counts' sum. A player
-/// bounded by time searches as far as the machine lets it, so this says
-/// how far "100 ms" went on the machine that played; descents that end in
-/// finished or proven positions count too, at no evaluation's cost.
+/// tree search, positions of alpha-beta), the counts' sum and, where every
+/// one of those decisions also reported it, the leaves handed to an
+/// evaluator ([`MoveInfo::evaluations`](super::MoveInfo::evaluations)).
+///
+/// The evaluations say how far "100 ms" went on the machine that played.
+/// The nodes alone do not for a tree search: once a game is decided its
+/// descents end in finished or proven positions, which cost nothing, and
+/// a time limit buys thousands of them.
 ///
 /// ```
 /// use yinsh_zero::arena::Effort;
 ///
 /// let mut e = Effort::default();
 /// assert_eq!(e.per_decision(), None);
-/// e.add(100);
-/// e.add(50);
+/// e.add(100, Some(90));
+/// e.add(50, Some(10));
 /// assert_eq!(e.per_decision(), Some(75.0));
+/// assert_eq!(e.evaluations_per_decision(), Some(50.0));
+/// // A decision that does not say what it evaluated leaves the tally
+/// // without evaluations: a mean over part of the decisions would mislead.
+/// e.add(10, None);
+/// assert_eq!(e.evaluations_per_decision(), None);
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Effort {
     pub decisions: u32,
     pub nodes: u64,
+    /// Absent from records written before evaluations were counted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub evaluations: Option<u64>,
 }
 
 impl Effort {
-    /// Counts one decision that searched `nodes`.
-    pub fn add(&mut self, nodes: u64) {
-        self.decisions += 1;
-        self.nodes += nodes;
+    /// Counts one decision that searched `nodes` and evaluated
+    /// `evaluations` leaves, if it says.
+    pub fn add(&mut self, nodes: u64, evaluations: Option<u64>) {
+        self.merge(Effort {
+            decisions: 1,
+            nodes,
+            evaluations,
+        });
     }
 
-    /// Adds another tally to this one.
+    /// Adds another tally to this one. The evaluations stay only if both
+    /// tallies have them for all their decisions.
     pub fn merge(&mut self, other: Effort) {
+        self.evaluations = match (self.evaluations, other.evaluations) {
+            (Some(a), Some(b)) => Some(a + b),
+            (a, None) if other.decisions == 0 => a,
+            (None, b) if self.decisions == 0 => b,
+            _ => None,
+        };
         self.decisions += other.decisions;
         self.nodes += other.nodes;
     }
@@ -48,6 +71,12 @@ impl Effort {
     /// The mean count a decision, if any decision reported one.
     pub fn per_decision(&self) -> Option<f64> {
         (self.decisions > 0).then(|| self.nodes as f64 / self.decisions as f64)
+    }
+
+    /// The mean evaluations a decision, if every decision reported them.
+    pub fn evaluations_per_decision(&self) -> Option<f64> {
+        let e = self.evaluations?;
+        (self.decisions > 0).then(|| e as f64 / self.decisions as f64)
     }
 }
 
@@ -176,8 +205,10 @@ pub(crate) fn play_out<S: State>(
                 });
             }
         };
-        if let Some(n) = player.info().and_then(|i| i.nodes) {
-            effort[colour.index()].add(n);
+        if let Some(info) = player.info()
+            && let Some(n) = info.nodes
+        {
+            effort[colour.index()].add(n, info.evaluations);
         }
         let before = pos.clone();
         if let Err(e) = pos.play(action) {

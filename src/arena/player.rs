@@ -14,6 +14,11 @@ pub struct MoveInfo<A> {
     pub depth: Option<u32>,
     /// Positions searched (alpha-beta) or simulations (tree search).
     pub nodes: Option<u64>,
+    /// Leaves a tree search handed to its evaluator (the network, or
+    /// random playouts). Unlike `nodes` it leaves out descents into
+    /// finished or proven positions, which cost nothing, so it says what a
+    /// time limit bought on the machine that played.
+    pub evaluations: Option<u64>,
     /// Principal variation, starting with the chosen action.
     pub pv: Vec<A>,
 }
@@ -25,6 +30,7 @@ impl<A> Default for MoveInfo<A> {
             score: None,
             depth: None,
             nodes: None,
+            evaluations: None,
             pv: Vec::new(),
         }
     }

@@ -162,6 +162,7 @@ impl<S: State, E: Evaluator<S> + Send> Player<S> for SearchPlayer<S, E> {
         self.last = Some(MoveInfo {
             value: result.root_value(),
             nodes: Some(result.simulations as u64),
+            evaluations: Some(result.evaluations as u64),
             pv: vec![result.action],
             ..MoveInfo::default()
         });

@@ -299,6 +299,12 @@ pub struct PairingResult {
     /// records say; none where its player reports no count.
     pub nodes_first: Option<f64>,
     pub nodes_second: Option<f64>,
+    /// The leaves the first / second player handed its evaluator a
+    /// decision on average (the network's or the playouts' work), where
+    /// every decision with a count reported them: unlike the nodes, what
+    /// a time limit bought on the machine that played.
+    pub evaluations_first: Option<f64>,
+    pub evaluations_second: Option<f64>,
 }
 
 impl PairingResult {
@@ -320,6 +326,8 @@ impl PairingResult {
             forfeits_second: 0,
             nodes_first: None,
             nodes_second: None,
+            evaluations_first: None,
+            evaluations_second: None,
         };
         let (mut effort_first, mut effort_second) = (Effort::default(), Effort::default());
         for g in games {
@@ -345,6 +353,8 @@ impl PairingResult {
         }
         r.nodes_first = effort_first.per_decision();
         r.nodes_second = effort_second.per_decision();
+        r.evaluations_first = effort_first.evaluations_per_decision();
+        r.evaluations_second = effort_second.evaluations_per_decision();
         r.score = r.results.score();
         (r.score_low, r.score_high) = r.results.score_interval();
         r.elo = elo_from_score(r.score);

@@ -477,14 +477,15 @@ fn fmt_elo(x: f64) -> String {
     }
 }
 
-/// What the two players of a pairing searched a decision, where either
-/// reports it: how far a time limit went on the machine that played.
-fn fmt_nodes(first: Option<f64>, second: Option<f64>) -> String {
+/// What the two players of a pairing searched a decision (`label`:
+/// nodes, or the evaluations that say how far a time limit went on the
+/// machine that played), where either reports it.
+fn fmt_effort(label: &str, first: Option<f64>, second: Option<f64>) -> String {
     if first.is_none() && second.is_none() {
         return String::new();
     }
     let n = |x: Option<f64>| x.map_or("-".to_string(), |v| format!("{v:.0}"));
-    format!("  nodes/decision {} vs {}", n(first), n(second))
+    format!("  {label}/decision {} vs {}", n(first), n(second))
 }
 
 /// The pairing table; `openings` says how the games opened (none for
@@ -511,7 +512,7 @@ fn print_tables<A>(pairings: &[PairingResult], openings: Option<&Openings<A>>) {
     for p in pairings {
         let r = &p.results;
         println!(
-            "{:<width$} {:>5} {:>5} {:>5} {:>5} {:>5.1}%  [{:>5.1}, {:>5.1}]  {:>6}  [{}, {}]{}{}",
+            "{:<width$} {:>5} {:>5} {:>5} {:>5} {:>5.1}%  [{:>5.1}, {:>5.1}]  {:>6}  [{}, {}]{}{}{}",
             format!("{} vs {}", p.first, p.second),
             r.games(),
             r.wins,
@@ -528,7 +529,8 @@ fn print_tables<A>(pairings: &[PairingResult], openings: Option<&Openings<A>>) {
             } else {
                 String::new()
             },
-            fmt_nodes(p.nodes_first, p.nodes_second),
+            fmt_effort("nodes", p.nodes_first, p.nodes_second),
+            fmt_effort("evaluations", p.evaluations_first, p.evaluations_second),
         );
     }
     let Some(openings) = openings else {

@@ -121,6 +121,10 @@ pub struct SearchResult<A> {
     pub policy_margin: Option<f32>,
     /// Descents made for this move (0 for a forced decision).
     pub simulations: u32,
+    /// Leaves this move's search handed to the evaluator, the root's
+    /// included: what its time bought. Descents that end in finished or
+    /// proven positions count in `simulations` but cost no evaluation.
+    pub evaluations: u32,
     /// A single legal option, played without search.
     pub forced: bool,
     /// A full search (false for a fast search of playout-cap randomization,
@@ -141,6 +145,7 @@ struct MoveState {
     full: bool,
     budget: u32,
     sims: u32,
+    evals: u32,
     /// Root noise and Gumbel sampling done (needs the root's priors).
     prepared: bool,
     /// The priors PUCT uses at the root: the edges' own, plus Dirichlet noise.
@@ -187,6 +192,7 @@ impl<S: State> Search<S> {
                 full: true,
                 budget: 0,
                 sims: 0,
+                evals: 0,
                 prepared: false,
                 root_priors: Vec::new(),
                 gumbel: None,
@@ -210,6 +216,7 @@ impl<S: State> Search<S> {
                 self.cfg.fast_simulations
             },
             sims: 0,
+            evals: 0,
             prepared: false,
             root_priors: Vec::new(),
             gumbel: None,
@@ -480,6 +487,7 @@ impl<S: State> Search<S> {
         self.tree.remove_virtual_loss(&path);
         self.tree.expand(leaf, &actions, &priors, wdl, margin);
         self.tree.backup(&path, wdl, margin, view);
+        self.mv.evals += 1;
         if leaf != ROOT {
             self.mv.sims += 1;
             self.total_sims += 1;
@@ -567,6 +575,7 @@ impl<S: State> Search<S> {
                 policy_wdl: root.wdl(),
                 policy_margin: root.margin(),
                 simulations: 0,
+                evaluations: self.mv.evals,
                 forced: true,
                 full: self.mv.full,
             };
@@ -639,6 +648,7 @@ impl<S: State> Search<S> {
             policy_wdl,
             policy_margin,
             simulations: self.mv.sims,
+            evaluations: self.mv.evals,
             forced: false,
             full: self.mv.full,
         }

@@ -101,6 +101,7 @@ impl Player<Position> for PerfectPlayer {
             score: Some(score.get()),
             depth: None,
             nodes: Some(nodes),
+            evaluations: None,
             pv: vec![c],
         })
     }

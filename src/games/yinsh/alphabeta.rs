@@ -420,6 +420,7 @@ impl Player<Position> for AlphaBetaPlayer {
             score: Some(s.score),
             depth: Some(s.depth),
             nodes: Some(s.nodes),
+            evaluations: None,
             pv: s.pv.clone(),
         })
     }
