@@ -193,7 +193,8 @@ struct DuelGame<S: State> {
     /// Searches of the first and second player.
     searches: [Search<S>; 2],
     decisions: usize,
-    /// White's and Black's simulations, as the arena's records keep them.
+    /// White's and Black's simulations and evaluations, as the arena's
+    /// records keep them.
     effort: [Effort; 2],
 }
 
