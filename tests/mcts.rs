@@ -1083,3 +1083,63 @@ fn a_terminal_nodes_exact_margin_draws_the_search_to_the_sooner_win() {
         "with a weight column 1 got {weighted} of the visits"
     );
 }
+
+/// Every position a draw, with most of the prior on the first legal action.
+struct FavoursTheFirst;
+
+impl<S: State> Evaluator<S> for FavoursTheFirst {
+    fn evaluate(&mut self, positions: &[S]) -> Vec<Evaluation> {
+        positions
+            .iter()
+            .map(|p| {
+                let n = p.legal_action_count();
+                let mut priors = vec![0.2 / (n - 1).max(1) as f32; n];
+                priors[0] = 0.8;
+                Evaluation {
+                    priors,
+                    wdl: [0.0, 1.0, 0.0],
+                    margin: 0.0,
+                }
+            })
+            .collect()
+    }
+}
+
+#[test]
+fn a_policy_temperature_spreads_or_sharpens_the_visits() {
+    // Every value equal, so PUCT's visits follow the priors alone: the
+    // first action's share of them is what the temperature made of its 0.8.
+    use yinsh_zero::games::connect4::Position as Board;
+    let pos = Board::from_moves("44").unwrap();
+    let first_share = |t: f32| {
+        let cfg = SearchConfig {
+            simulations: 400,
+            policy_temperature: t,
+            fpu_reduction: 0.0,
+            lcb_z: 0.0,
+            ..SearchConfig::for_play()
+        };
+        let r = search(
+            &pos,
+            &cfg,
+            &mut FavoursTheFirst,
+            &mut SmallRng::seed_from_u64(1),
+        )
+        .unwrap();
+        r.visits[0] as f32 / r.visits.iter().sum::<u32>() as f32
+    };
+    let (sharp, trained, flat) = (first_share(0.5), first_share(1.0), first_share(3.0));
+    // At T = 1 the share is about the prior; 0.8^2 against 6 x (0.2/6)^2
+    // is 0.99 at T = 0.5; 0.8^(1/3) against 6 x (0.2/6)^(1/3) is 0.24 at 3.
+    assert!((trained - 0.8).abs() < 0.1, "T = 1: {trained}");
+    assert!(sharp > 0.95, "T = 0.5: {sharp}");
+    assert!((flat - 0.24).abs() < 0.1, "T = 3: {flat}");
+    // Outside 0.1 to 10 the config is refused.
+    for t in [0.0, 0.05, 11.0, f32::NAN] {
+        let cfg = SearchConfig {
+            policy_temperature: t,
+            ..SearchConfig::for_play()
+        };
+        assert!(cfg.validate().is_err(), "{t}");
+    }
+}

@@ -77,6 +77,25 @@ pub const KNOWN_PLAYERS: &[PlayerInfo] = &[
             ),
             ("gumbel", "true|false: Gumbel root search (default false)"),
             (
+                "cpuct",
+                "PUCT's exploration constant at a node with few visits, 0 to 10 (default 1.25)",
+            ),
+            (
+                "fpu",
+                "first-play urgency below the root: an unvisited action is valued at its \
+                 parent's value minus this times the root of the prior mass visited, 0 to 2 \
+                 (default 0.25)",
+            ),
+            (
+                "root_fpu",
+                "the same reduction at the root, 0 to 2 (default 0)",
+            ),
+            (
+                "policy_temp",
+                "softmax temperature of the network's priors, 0.1 to 10 (default 1: as \
+                 trained); above 1 the search spreads its visits wider",
+            ),
+            (
                 "draw",
                 "what a draw is worth to this player, -1 to 1 (default 0); \
                  above 0 it plays safe for a draw",
@@ -430,6 +449,26 @@ pub fn parse_game_player<G: GamePlayers>(
             if let Some(v) = spec.get("solver") {
                 config.solver = parse_bool(&spec, "solver", v)?;
             }
+            let tuning: [(&str, f32, SetSearch); 3] = [
+                ("cpuct", 10.0, |c, x| c.c_puct = x),
+                ("fpu", 2.0, |c, x| c.fpu_reduction = x),
+                ("root_fpu", 2.0, |c, x| c.root_fpu_reduction = x),
+            ];
+            for (key, hi, set) in tuning {
+                if let Some(v) = spec.get(key) {
+                    set_search_within(&spec, &mut config, key, v, 0.0, hi, set)?;
+                }
+            }
+            if let Some(v) = spec.get("policy_temp") {
+                set_search_f32(
+                    &spec,
+                    &mut config,
+                    "policy_temp",
+                    v,
+                    "from 0.1 to 10",
+                    |c, x| c.policy_temperature = x,
+                )?;
+            }
             if let Some(v) = spec.get("draw") {
                 set_search_f32(&spec, &mut config, "draw", v, "from -1 to 1", |c, x| {
                     c.draw_score = x
@@ -680,6 +719,34 @@ fn set_search_f32(
     config.validate().map_err(|_| bad())
 }
 
+/// What a tuning key sets in the search's config.
+type SetSearch = fn(&mut SearchConfig, f32);
+
+/// [`set_search_f32`] for a value that must lie in `lo..=hi` beyond what
+/// [`SearchConfig::validate`] asks: the tuning keys a hostile web caller
+/// could otherwise push to absurd sizes.
+fn set_search_within(
+    spec: &PlayerSpec,
+    config: &mut SearchConfig,
+    key: &str,
+    value: &str,
+    lo: f32,
+    hi: f32,
+    set: impl FnOnce(&mut SearchConfig, f32),
+) -> Result<(), PlayerSpecError> {
+    let range = format!("from {lo} to {hi}");
+    let within = value.parse::<f32>().is_ok_and(|x| (lo..=hi).contains(&x));
+    if !within {
+        return Err(PlayerSpecError::BadValue {
+            player: spec.name.clone(),
+            key: key.into(),
+            value: value.into(),
+            why: format!("expected a number {range}"),
+        });
+    }
+    set_search_f32(spec, config, key, value, &range, set)
+}
+
 fn parse_f32(spec: &PlayerSpec, key: &str, value: &str) -> Result<f32, PlayerSpecError> {
     match value.parse::<f32>() {
         Ok(x) if x.is_finite() && x > 0.0 => Ok(x),
@@ -737,6 +804,12 @@ mod tests {
             ("threads=all", "from 1 to 64"),
             ("batch=0", "from 1 to 256"),
             ("batch=257", "from 1 to 256"),
+            ("cpuct=-1", "from 0 to 10"),
+            ("cpuct=11", "from 0 to 10"),
+            ("fpu=3", "from 0 to 2"),
+            ("root_fpu=NaN", "from 0 to 2"),
+            ("policy_temp=0", "from 0.1 to 10"),
+            ("policy_temp=hot", "from 0.1 to 10"),
         ] {
             let spec = format!("net-mcts:checkpoint=nowhere,{option}");
             let err = e(&spec);
@@ -747,7 +820,9 @@ mod tests {
         }
         assert!(e("net-policy:checkpoint=nowhere,threads=2").contains("no option `threads`"));
         // Good values pass to the checkpoint, the last thing read.
-        let err = e("net-mcts:checkpoint=nowhere,threads=2,batch=3");
+        let err = e(
+            "net-mcts:checkpoint=nowhere,threads=2,batch=3,cpuct=2,fpu=0.5,root_fpu=0.1,policy_temp=1.4",
+        );
         assert!(err.contains("option `checkpoint=nowhere`"), "{err}");
         for draw in ["1.5", "-2", "NaN", "safe"] {
             let spec = format!("net-mcts:checkpoint=nowhere,draw={draw}");

@@ -48,6 +48,12 @@ pub struct SearchConfig {
     /// The same reduction at the root (default 0.0: noise and the root's
     /// larger budget make trying every child cheap there).
     pub root_fpu_reduction: f32,
+    /// Softmax temperature of the network's priors (default 1.0: as
+    /// trained). Each prior `p` becomes `p^(1/T)`, renormalised over the
+    /// legal actions, before the search uses it: above 1 a search of a
+    /// hundred simulations spreads its visits over more of the network's
+    /// candidates (Leela Chess Zero's `PolicyTemperature`). From 0.1 to 10.
+    pub policy_temperature: f32,
     /// Self-play exploration (default true): Dirichlet noise at the root of
     /// full PUCT searches, and Gumbel noise on the sampled actions of Gumbel
     /// searches (scaled by the turn's temperature). Off, both searches are
@@ -155,6 +161,7 @@ impl Default for SearchConfig {
             c_puct_growth: 1.0,
             fpu_reduction: 0.25,
             root_fpu_reduction: 0.0,
+            policy_temperature: 1.0,
             noise: true,
             dirichlet_alpha_total: 10.0,
             noise_fraction: 0.25,
@@ -248,6 +255,9 @@ impl SearchConfig {
             if !finite_nonneg(x) {
                 return bad(field, "must be a finite number >= 0");
             }
+        }
+        if !(0.1..=10.0).contains(&self.policy_temperature) {
+            return bad("policy_temperature", "must be from 0.1 to 10");
         }
         if !(self.c_puct_base.is_finite() && self.c_puct_base > 0.0) {
             return bad("c_puct_base", "must be a finite number > 0");

@@ -476,7 +476,7 @@ impl<S: State> Search<S> {
         let leaf = *path.last().expect("a path holds the root");
         let n = self.tree.node(leaf);
         let (actions, view) = (n.pos.legal_actions(), n.view);
-        let checked = check_evaluation(&eval, actions.len());
+        let checked = check_evaluation(&eval, actions.len(), self.cfg.policy_temperature);
         let (priors, wdl, margin) = match checked {
             Ok(x) => x,
             Err(e) => {
@@ -791,7 +791,11 @@ impl<S: State> Search<S> {
     }
 }
 
-fn check_evaluation(eval: &Evaluation, n: usize) -> Result<(Vec<f32>, [f32; 3], f32), SearchError> {
+fn check_evaluation(
+    eval: &Evaluation,
+    n: usize,
+    policy_temperature: f32,
+) -> Result<(Vec<f32>, [f32; 3], f32), SearchError> {
     if eval.priors.len() != n {
         return Err(SearchError::BadEvaluation(format!(
             "{} priors for a position with {n} legal actions",
@@ -819,6 +823,10 @@ fn check_evaluation(eval: &Evaluation, n: usize) -> Result<(Vec<f32>, [f32; 3], 
         .iter()
         .map(|&p| if p.is_finite() && p > 0.0 { p } else { 0.0 })
         .collect();
+    if policy_temperature != 1.0 {
+        let inv = 1.0 / policy_temperature;
+        priors.iter_mut().for_each(|p| *p = p.powf(inv));
+    }
     let psum: f32 = priors.iter().sum();
     if psum > 0.0 {
         priors.iter_mut().for_each(|p| *p /= psum);
