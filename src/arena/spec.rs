@@ -449,25 +449,16 @@ pub fn parse_game_player<G: GamePlayers>(
             if let Some(v) = spec.get("solver") {
                 config.solver = parse_bool(&spec, "solver", v)?;
             }
-            let tuning: [(&str, f32, SetSearch); 3] = [
-                ("cpuct", 10.0, |c, x| c.c_puct = x),
-                ("fpu", 2.0, |c, x| c.fpu_reduction = x),
-                ("root_fpu", 2.0, |c, x| c.root_fpu_reduction = x),
+            let tuning: [(&str, f32, f32, SetSearch); 4] = [
+                ("cpuct", 0.0, 10.0, |c, x| c.c_puct = x),
+                ("fpu", 0.0, 2.0, |c, x| c.fpu_reduction = x),
+                ("root_fpu", 0.0, 2.0, |c, x| c.root_fpu_reduction = x),
+                ("policy_temp", 0.1, 10.0, |c, x| c.policy_temperature = x),
             ];
-            for (key, hi, set) in tuning {
+            for (key, lo, hi, set) in tuning {
                 if let Some(v) = spec.get(key) {
-                    set_search_within(&spec, &mut config, key, v, 0.0, hi, set)?;
+                    set_search_within(&spec, &mut config, key, v, lo, hi, set)?;
                 }
-            }
-            if let Some(v) = spec.get("policy_temp") {
-                set_search_f32(
-                    &spec,
-                    &mut config,
-                    "policy_temp",
-                    v,
-                    "from 0.1 to 10",
-                    |c, x| c.policy_temperature = x,
-                )?;
             }
             if let Some(v) = spec.get("draw") {
                 set_search_f32(&spec, &mut config, "draw", v, "from -1 to 1", |c, x| {
@@ -722,9 +713,10 @@ fn set_search_f32(
 /// What a tuning key sets in the search's config.
 type SetSearch = fn(&mut SearchConfig, f32);
 
-/// [`set_search_f32`] for a value that must lie in `lo..=hi` beyond what
-/// [`SearchConfig::validate`] asks: the tuning keys a hostile web caller
-/// could otherwise push to absurd sizes.
+/// A search option that must lie in `lo..=hi`, stated in its own error:
+/// the tuning keys, whose sensible range is narrower than what
+/// [`SearchConfig::validate`] accepts and which a web caller could
+/// otherwise push to absurd sizes.
 fn set_search_within(
     spec: &PlayerSpec,
     config: &mut SearchConfig,
@@ -732,19 +724,20 @@ fn set_search_within(
     value: &str,
     lo: f32,
     hi: f32,
-    set: impl FnOnce(&mut SearchConfig, f32),
+    set: SetSearch,
 ) -> Result<(), PlayerSpecError> {
-    let range = format!("from {lo} to {hi}");
-    let within = value.parse::<f32>().is_ok_and(|x| (lo..=hi).contains(&x));
-    if !within {
-        return Err(PlayerSpecError::BadValue {
+    let x = value
+        .parse::<f32>()
+        .ok()
+        .filter(|x| (lo..=hi).contains(x))
+        .ok_or_else(|| PlayerSpecError::BadValue {
             player: spec.name.clone(),
             key: key.into(),
             value: value.into(),
-            why: format!("expected a number {range}"),
-        });
-    }
-    set_search_f32(spec, config, key, value, &range, set)
+            why: format!("expected a number from {lo} to {hi}"),
+        })?;
+    set(config, x);
+    Ok(())
 }
 
 fn parse_f32(spec: &PlayerSpec, key: &str, value: &str) -> Result<f32, PlayerSpecError> {
