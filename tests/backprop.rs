@@ -206,8 +206,10 @@ fn yinsh_gradients_match_burns_autodiff() {
 #[test]
 fn grid_gradients_match_burns_autodiff() {
     // No extra action, no margin, a small board; 70 positions span more
-    // than one chunk of patches.
-    gradients_match(&Grid::new(5), 1, 8, 70, 2);
+    // than one chunk of patches. Seed 2 put a pre-activation on ReLU's
+    // kink once the convolutions became F(4x4, 3x3) (1 of 40 seeds tried
+    // on this board; see `seeded_model`).
+    gradients_match(&Grid::new(5), 1, 8, 70, 3);
 }
 
 #[test]

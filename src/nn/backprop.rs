@@ -10,7 +10,7 @@
 //! transposed convolution for the input gradients (7%), im2col (9%), and
 //! separate passes for batch norm, ReLU and sums. Here activations stay
 //! channels-last (`[position, cell, channel]`) throughout; a 3x3
-//! convolution runs as the inference pass's Winograd F(2x2, 3x3), a share
+//! convolution runs as the inference pass's Winograd F(4x4, 3x3), a share
 //! of the positions per rayon thread; its input gradient is the same
 //! convolution with the kernel turned half a circle and the channels
 //! swapped; its weight gradient gathers a few positions' patches (im2col)
@@ -172,7 +172,7 @@ fn positions_per_patch_chunk(board: Board) -> usize {
     (PATCH_ROWS / board.cells()).max(1)
 }
 
-/// A 3x3 convolution, padding 1, as Winograd F(2x2, 3x3): the inference
+/// A 3x3 convolution, padding 1, as Winograd F(4x4, 3x3): the inference
 /// pass's [`Conv`], which shares the positions out over the rayon threads.
 fn conv3x3(input: &[f32], conv: &Conv, board: Board, out: &mut [f32]) {
     let mut scratch = Vec::new();

@@ -6,11 +6,12 @@
 //! ReLU and the residual sum as separate passes over memory. Here batch
 //! norm is folded into the convolution weights once, activations stay
 //! channels-last (`[position, cell, channel]`) from the input to the heads,
-//! 3x3 convolutions run as Winograd F(2x2, 3x3) (as lc0's CPU backend
-//! does: 16 products per 2x2 outputs and channel pair instead of 36), their
-//! products batched into `gemm` calls (the matrix kernels burn's CPU
-//! backend itself uses), bias, residual and ReLU are applied in the pass
-//! that writes each output, and every buffer is kept between calls.
+//! 3x3 convolutions run as Winograd F(4x4, 3x3) (as lc0's CPU backend
+//! does: 36 products per 4x4 outputs and channel pair instead of 144), their
+//! products batched into matrix products (in AVX-512 registers where the
+//! CPU has them, `microkernel.rs`, else through `gemm`, the matrix kernels
+//! burn's CPU backend itself uses), bias, residual and ReLU are applied in
+//! the pass that writes each output, and every buffer is kept between calls.
 //!
 //! ```
 //! use burn::tensor::{Tensor, TensorData};
@@ -45,13 +46,14 @@ use super::kernels::{
     Dense, alone, conv_matrix, gemm, param, pool_cells, pool_threads, transpose_blocks, value_rows,
     values,
 };
+use super::microkernel;
 use super::model::{ConvBn, Model};
 use crate::game::NetShape;
 
 /// Winograd tiles of 3x3 convolutions transformed and multiplied at once:
-/// about 500 tiles (14 YINSH positions) keep the transformed inputs and
-/// products of 64 channels within L2.
-const WINOGRAD_TILES: usize = 512;
+/// 128 tiles (14 YINSH positions) keep the transformed inputs and products
+/// of 64 channels (2.4 MB) near the core.
+const WINOGRAD_TILES: usize = 128;
 
 thread_local! {
     /// Winograd scratch of a rayon thread taking a share of a batch.
@@ -59,8 +61,8 @@ thread_local! {
 }
 
 /// A convolution with its batch norm folded in; `bias` is `[cout]`. A 1x1
-/// one keeps `weight`, `[cin, cout]`; a 3x3 one its Winograd F(2x2, 3x3)
-/// form, `winograd`: `[16][cin][cout]`, the kernel `g` of each channel pair
+/// one keeps `weight`, `[cin, cout]`; a 3x3 one its Winograd F(4x4, 3x3)
+/// form, `winograd`: `[36][cin][cout]`, the kernel `g` of each channel pair
 /// as `G g Gᵀ`.
 #[derive(Clone, Debug)]
 pub(super) struct Conv {
@@ -72,23 +74,27 @@ pub(super) struct Conv {
     winograd: Vec<f32>,
 }
 
-/// `G g Gᵀ` of one 3x3 kernel (Lavin and Gray's F(2x2, 3x3)).
-fn winograd_kernel(g: [[f32; 3]; 3]) -> [[f32; 4]; 4] {
-    let gg = |r: [f32; 3]| {
+/// `G g Gᵀ` of one 3x3 kernel (Lavin and Gray's F(4x4, 3x3), interpolation
+/// points 0, ±1, ±2 and infinity, as lc0 and NNPACK take them).
+fn winograd_kernel(g: [[f32; 3]; 3]) -> [[f32; 6]; 6] {
+    // In f64, so that the sixths and twenty-fourths round once.
+    let gg = |r: [f64; 3]| {
         [
-            r[0],
-            0.5 * (r[0] + r[1] + r[2]),
-            0.5 * (r[0] - r[1] + r[2]),
+            r[0] / 4.0,
+            -(r[0] + r[1] + r[2]) / 6.0,
+            -(r[0] - r[1] + r[2]) / 6.0,
+            r[0] / 24.0 + r[1] / 12.0 + r[2] / 6.0,
+            r[0] / 24.0 - r[1] / 12.0 + r[2] / 6.0,
             r[2],
         ]
     };
-    // Rows of G g, then G applied to each of their columns.
-    let rows = [g[0], g[1], g[2]].map(gg);
-    let mut u = [[0.0; 4]; 4];
-    for j in 0..4 {
+    // Rows of g Gᵀ, then G applied to each of their columns.
+    let rows = g.map(|r| gg(r.map(f64::from)));
+    let mut u = [[0.0; 6]; 6];
+    for j in 0..6 {
         let col = gg([rows[0][j], rows[1][j], rows[2][j]]);
-        for i in 0..4 {
-            u[i][j] = col[i];
+        for i in 0..6 {
+            u[i][j] = col[i] as f32;
         }
     }
     u
@@ -187,7 +193,7 @@ impl Conv {
     /// in patch order: `(ky * 3 + kx) * cin + input channel`), plus `bias`,
     /// in its Winograd form.
     pub(super) fn winograd3x3(cin: usize, cout: usize, weight: &[f32], bias: Vec<f32>) -> Conv {
-        let mut winograd = vec![0.0; 16 * cin * cout];
+        let mut winograd = vec![0.0; 36 * cin * cout];
         for i in 0..cin {
             for o in 0..cout {
                 let at = |ky: usize, kx: usize| weight[((ky * 3 + kx) * cin + i) * cout + o];
@@ -215,6 +221,10 @@ impl Conv {
 /// `c[m x n] = a[m x k] x b[k x n]`, all row-major and contiguous, on
 /// every thread of the current rayon pool if `parallel`.
 fn matmul(m: usize, k: usize, n: usize, a: &[f32], b: &[f32], c: &mut [f32], parallel: bool) {
+    let alone = !parallel || pool_threads() == 1;
+    if alone && microkernel::product(m, k, n, a, b, c) {
+        return;
+    }
     gemm((m, n, k), c, a, (k, 1), b, (n, 1), false, parallel);
 }
 
@@ -293,10 +303,9 @@ impl Conv {
     }
 
     /// [`forward`](Self::forward) of a 3x3 convolution (padding 1) on the
-    /// calling thread, as Winograd F(2x2, 3x3): each 2x2 block of outputs
-    /// costs 16 products per channel pair instead of 36. The 16 products
-    /// of every tile form 16 matrix products `[tiles, cin] x [cin, cout]`,
-    /// run through `gemm`.
+    /// calling thread, as Winograd F(4x4, 3x3): each 4x4 block of outputs
+    /// costs 36 products per channel pair instead of 144. The 36 products
+    /// of every tile form 36 matrix products `[tiles, cin] x [cin, cout]`.
     #[allow(clippy::too_many_arguments)]
     fn winograd(
         &self,
@@ -311,17 +320,19 @@ impl Conv {
     ) {
         let (cin, cout) = (self.cin, self.cout);
         let cells = height * width;
-        let (th, tw) = (height.div_ceil(2), width.div_ceil(2));
+        let (th, tw) = (height.div_ceil(4), width.div_ceil(4));
         let per_position = th * tw;
         let chunk = (WINOGRAD_TILES / per_position).max(1);
         let most = chunk.min(batch) * per_position;
-        // Transformed inputs, products, a tile's temporaries and a zero
-        // pixel for the padding, all in the kept scratch buffer.
-        let temporaries = 16 * cin.max(cout);
-        scratch.resize(16 * most * (cin + cout) + temporaries + cin, 0.0);
-        let (v, rest) = scratch.split_at_mut(16 * most * cin);
-        let (m, rest) = rest.split_at_mut(16 * most * cout);
-        let (tmp, zeros) = rest.split_at_mut(temporaries);
+        // Transformed inputs, products, a tile's temporaries, a row of
+        // outputs and a zero pixel for the padding, all in the kept
+        // scratch buffer.
+        let temporaries = 36 * cin.max(cout);
+        scratch.resize(36 * most * (cin + cout) + temporaries + 4 * cout + cin, 0.0);
+        let (v, rest) = scratch.split_at_mut(36 * most * cin);
+        let (m, rest) = rest.split_at_mut(36 * most * cout);
+        let (tmp, rest) = rest.split_at_mut(temporaries);
+        let (row, zeros) = rest.split_at_mut(4 * cout);
         // The buffer's earlier, larger uses may have left values here.
         zeros[..cin].fill(0.0);
         let zeros = &zeros[..cin];
@@ -329,14 +340,14 @@ impl Conv {
         while first < batch {
             let n = chunk.min(batch - first);
             let tiles = n * per_position;
-            // Input transform: V = Bᵀ d B of every tile's 4x4 patch, a
-            // channel vector at a time (the loops over `c` vectorise).
+            // Input transform: V = Bᵀ d B of every tile's 6x6 patch, a
+            // channel vector at a time.
             for t in 0..tiles {
                 let b = first + t / per_position;
                 let (ty, tx) = ((t % per_position) / tw, (t % per_position) % tw);
                 let pixel = |dy: usize, dx: usize| -> &[f32] {
-                    let y = (2 * ty + dy) as isize - 1;
-                    let x = (2 * tx + dx) as isize - 1;
+                    let y = (4 * ty + dy) as isize - 1;
+                    let x = (4 * tx + dx) as isize - 1;
                     if y < 0 || x < 0 || y >= height as isize || x >= width as isize {
                         zeros
                     } else {
@@ -344,34 +355,20 @@ impl Conv {
                         &input[at..at + cin]
                     }
                 };
-                for j in 0..4 {
-                    let (d0, d1, d2, d3) = (pixel(0, j), pixel(1, j), pixel(2, j), pixel(3, j));
-                    let w = &mut tmp[j * 4 * cin..(j + 1) * 4 * cin];
-                    let (w0, rest) = w.split_at_mut(cin);
-                    let (w1, rest) = rest.split_at_mut(cin);
-                    let (w2, w3) = rest.split_at_mut(cin);
-                    for c in 0..cin {
-                        w0[c] = d0[c] - d2[c];
-                        w1[c] = d1[c] + d2[c];
-                        w2[c] = d2[c] - d1[c];
-                        w3[c] = d1[c] - d3[c];
-                    }
+                // tmp[j][i]: row i, column j of Bᵀ d.
+                for j in 0..6 {
+                    let column = [0, 1, 2, 3, 4, 5].map(|i| pixel(i, j));
+                    input_transform(column, six_mut(tmp, j * 6 * cin, cin, cin));
                 }
-                // tmp[j][i] holds row i, column j of Bᵀ d; now multiply by B.
-                for i in 0..4 {
-                    let col = |j: usize| &tmp[(j * 4 + i) * cin..(j * 4 + i + 1) * cin];
-                    let (r0, r1, r2, r3) = (col(0), col(1), col(2), col(3));
-                    let dst = |j: usize| ((i * 4 + j) * tiles + t) * cin;
-                    let (a0, a1, a2, a3) = (dst(0), dst(1), dst(2), dst(3));
-                    for c in 0..cin {
-                        v[a0 + c] = r0[c] - r2[c];
-                        v[a1 + c] = r1[c] + r2[c];
-                        v[a2 + c] = r2[c] - r1[c];
-                        v[a3 + c] = r1[c] - r3[c];
-                    }
+                // ... then each row of Bᵀ d times B.
+                for i in 0..6 {
+                    let tmp = &*tmp;
+                    let row = [0, 1, 2, 3, 4, 5].map(|j| &tmp[(j * 6 + i) * cin..][..cin]);
+                    let dst = six_mut(v, (i * 6 * tiles + t) * cin, tiles * cin, cin);
+                    input_transform(row, dst);
                 }
             }
-            for xi in 0..16 {
+            for xi in 0..36 {
                 matmul(
                     tiles,
                     cin,
@@ -382,51 +379,94 @@ impl Conv {
                     false,
                 );
             }
-            // Output transform: Y = Aᵀ M A, the 2x2 outputs of each tile,
-            // with bias, residual and ReLU on the way out, a channel vector
-            // at a time.
+            // Output transform: Y = Aᵀ M A, the 4x4 outputs of each tile,
+            // with bias, residual and ReLU on the way out.
             for t in 0..tiles {
                 let b = first + t / per_position;
                 let (ty, tx) = ((t % per_position) / tw, (t % per_position) % tw);
-                let row = |xi: usize| &m[(xi * tiles + t) * cout..(xi * tiles + t + 1) * cout];
-                for j in 0..4 {
-                    let (m0, m1, m2, m3) = (row(j), row(4 + j), row(8 + j), row(12 + j));
-                    let s = &mut tmp[j * 2 * cout..(j + 1) * 2 * cout];
-                    let (s0, s1) = s.split_at_mut(cout);
-                    for o in 0..cout {
-                        s0[o] = m0[o] + m1[o] + m2[o];
-                        s1[o] = m1[o] - m2[o] - m3[o];
-                    }
+                // tmp[j][i]: row i, column j of Aᵀ M.
+                for j in 0..6 {
+                    let column =
+                        [0, 1, 2, 3, 4, 5].map(|i| &m[((i * 6 + j) * tiles + t) * cout..][..cout]);
+                    output_transform(column, four_mut(tmp, j * 4 * cout, cout));
                 }
-                for i in 0..2 {
-                    let y = 2 * ty + i;
+                for i in 0..4 {
+                    let y = 4 * ty + i;
                     if y >= height {
-                        continue;
+                        break;
                     }
-                    let col = |j: usize| &tmp[(j * 2 + i) * cout..(j * 2 + i + 1) * cout];
-                    let (r0, r1, r2, r3) = (col(0), col(1), col(2), col(3));
-                    for j in 0..2 {
-                        let x = 2 * tx + j;
+                    let tmp = &*tmp;
+                    let r = [0, 1, 2, 3, 4, 5].map(|j| &tmp[(j * 4 + i) * cout..][..cout]);
+                    output_transform(r, four_mut(row, 0, cout));
+                    for j in 0..4 {
+                        let x = 4 * tx + j;
                         if x >= width {
-                            continue;
+                            break;
                         }
                         let k = (b * cells + y * width + x) * cout;
                         let dst = &mut out[k..k + cout];
-                        if j == 0 {
-                            for o in 0..cout {
-                                dst[o] = r0[o] + r1[o] + r2[o];
-                            }
-                        } else {
-                            for o in 0..cout {
-                                dst[o] = r1[o] - r2[o] - r3[o];
-                            }
-                        }
+                        dst.copy_from_slice(&row[j * cout..(j + 1) * cout]);
                         finish(dst, &self.bias, residual.map(|r| &r[k..k + cout]), relu);
                     }
                 }
             }
             first += n;
         }
+    }
+}
+
+/// Six vectors of `len` in `buf`, the first at `first`, each `stride` after
+/// the one before.
+fn six_mut(buf: &mut [f32], first: usize, stride: usize, len: usize) -> [&mut [f32]; 6] {
+    let rest = &mut buf[first..first + 5 * stride + len];
+    let (a, rest) = rest.split_at_mut(stride);
+    let (b, rest) = rest.split_at_mut(stride);
+    let (c, rest) = rest.split_at_mut(stride);
+    let (d, rest) = rest.split_at_mut(stride);
+    let (e, f) = rest.split_at_mut(stride);
+    [a, b, c, d, e, f].map(|s| &mut s[..len])
+}
+
+/// Four vectors of `len` back to back in `buf`, from `first`.
+fn four_mut(buf: &mut [f32], first: usize, len: usize) -> [&mut [f32]; 4] {
+    let rest = &mut buf[first..first + 4 * len];
+    let (a, rest) = rest.split_at_mut(len);
+    let (b, rest) = rest.split_at_mut(len);
+    let (c, d) = rest.split_at_mut(len);
+    [a, b, c, d]
+}
+
+/// `w = Bᵀ d` for six channel vectors `d` (F(4x4, 3x3)'s input transform
+/// of one column, or of one row from the right).
+#[inline(always)]
+fn input_transform(d: [&[f32]; 6], w: [&mut [f32]; 6]) {
+    let n = w[0].len();
+    let [d0, d1, d2, d3, d4, d5] = d.map(|d| &d[..n]);
+    let [w0, w1, w2, w3, w4, w5] = w.map(|w| &mut w[..n]);
+    for c in 0..n {
+        let (x0, x1, x2, x3, x4, x5) = (d0[c], d1[c], d2[c], d3[c], d4[c], d5[c]);
+        w0[c] = 4.0 * x0 - 5.0 * x2 + x4;
+        w1[c] = -4.0 * (x1 + x2) + x3 + x4;
+        w2[c] = 4.0 * (x1 - x2) - x3 + x4;
+        w3[c] = 2.0 * (x3 - x1) - x2 + x4;
+        w4[c] = 2.0 * (x1 - x3) - x2 + x4;
+        w5[c] = 4.0 * x1 - 5.0 * x3 + x5;
+    }
+}
+
+/// `y = Aᵀ m` for six channel vectors `m` (F(4x4, 3x3)'s output transform).
+#[inline(always)]
+fn output_transform(m: [&[f32]; 6], y: [&mut [f32]; 4]) {
+    let n = y[0].len();
+    let [m0, m1, m2, m3, m4, m5] = m.map(|m| &m[..n]);
+    let [y0, y1, y2, y3] = y.map(|y| &mut y[..n]);
+    for o in 0..n {
+        let (a, b) = (m1[o] + m2[o], m1[o] - m2[o]);
+        let (c, d) = (m3[o] + m4[o], m3[o] - m4[o]);
+        y0[o] = m0[o] + a + c;
+        y1[o] = b + 2.0 * d;
+        y2[o] = a + 4.0 * c;
+        y3[o] = b + 8.0 * d + m5[o];
     }
 }
 

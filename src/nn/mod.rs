@@ -12,6 +12,7 @@ pub mod cpu;
 pub mod export;
 pub mod inference;
 mod kernels;
+mod microkernel;
 pub mod model;
 pub mod weights;
 pub mod workers;
