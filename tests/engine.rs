@@ -60,6 +60,25 @@ fn engine_answers_the_protocol_over_a_pipe() {
     assert!(errors[0].contains("`play zz`") && errors[1].contains("`bogus`"));
 }
 
+#[test]
+fn a_tree_search_reports_its_evaluations_beside_its_simulations() {
+    let lines = engine_session(
+        &["--player", "mcts-rollout:playouts=60"],
+        "yinsh\nnewgame\nposition startpos\ngo\nquit",
+    );
+    let info = lines.iter().find(|l| l.starts_with("info ")).unwrap();
+    let field = |key: &str| -> u64 {
+        let words: Vec<&str> = info.split_whitespace().collect();
+        let at = words.iter().position(|w| *w == key).expect(key);
+        words[at + 1].parse().unwrap()
+    };
+    let (nodes, evaluations) = (field("nodes"), field("evaluations"));
+    // Every simulation of the first placement ends at a new leaf, and the
+    // root is evaluated once on top.
+    assert!(evaluations > 0 && evaluations <= nodes + 1, "{info}");
+    assert!(info.find(" nodes ") < info.find(" evaluations "), "{info}");
+}
+
 fn match_json(white: &str, black: &str, extra: &[&str]) -> Value {
     let args = ["match", "--white", white, "--black", black, "--json"];
     let stdout = succeeded(&yz(args.iter().chain(extra)));

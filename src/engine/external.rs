@@ -357,6 +357,11 @@ pub enum GoLine<A> {
 ///     panic!("an info line");
 /// };
 /// assert_eq!((info.depth, info.pv.len()), (Some(3), 2));
+/// let line = "info nodes 520 evaluations 97 time 100 pv e3";
+/// let Ok(GoLine::Info(info)) = read_go_line(&game, &start, line) else {
+///     panic!("an info line");
+/// };
+/// assert_eq!((info.nodes, info.evaluations), (Some(520), Some(97)));
 /// assert_eq!(read_go_line(&game, &start, "readyok"), Ok(GoLine::Other));
 /// ```
 pub fn read_go_line<G: Game>(
@@ -386,6 +391,7 @@ fn parse_info<G: Game>(game: &G, pos: &G::State, rest: &str) -> MoveInfo<ActionO
             "score" => info.score = next.parse().ok(),
             "depth" => info.depth = next.parse().ok(),
             "nodes" => info.nodes = next.parse().ok(),
+            "evaluations" => info.evaluations = next.parse().ok(),
             "pv" => {
                 let mut p = pos.clone();
                 for w in &words[i + 1..] {

@@ -311,7 +311,8 @@ impl<G: GamePlayers> Engine<G> {
     }
 }
 
-/// `info [depth D] [nodes N] [value V] [score S] time MS pv <decisions...>`.
+/// `info [depth D] [nodes N] [evaluations E] [value V] [score S] time MS pv
+/// <decisions...>`.
 fn info_line<S: State>(
     info: &Option<MoveInfo<S::Action>>,
     pos: &S,
@@ -326,6 +327,9 @@ fn info_line<S: State>(
         }
         if let Some(n) = i.nodes {
             s += &format!(" nodes {n}");
+        }
+        if let Some(e) = i.evaluations {
+            s += &format!(" evaluations {e}");
         }
         if let Some(v) = i.value {
             s += &format!(" value {v:.3}");
