@@ -6,8 +6,9 @@
 //! ReLU and the residual sum as separate passes over memory. Here batch
 //! norm is folded into the convolution weights once, activations stay
 //! channels-last (`[position, cell, channel]`) from the input to the heads,
-//! 3x3 convolutions run as Winograd F(4x4, 3x3) (as lc0's CPU backend
-//! does: 36 products per 4x4 outputs and channel pair instead of 144), their
+//! 3x3 convolutions run as Winograd F(4x4, 3x3) (Lavin and Gray, 2015: 36
+//! products per 4x4 outputs and channel pair instead of 144; lc0's BLAS
+//! backend takes F(2x2, 3x3), as this pass did before), their
 //! products batched into matrix products (in AVX-512 registers where the
 //! CPU has them, `microkernel.rs`, else through `gemm`, the matrix kernels
 //! burn's CPU backend itself uses), bias, residual and ReLU are applied in
@@ -75,7 +76,7 @@ pub(super) struct Conv {
 }
 
 /// `G g Gᵀ` of one 3x3 kernel (Lavin and Gray's F(4x4, 3x3), interpolation
-/// points 0, ±1, ±2 and infinity, as lc0 and NNPACK take them).
+/// points 0, ±1, ±2 and infinity: arXiv 1509.09308, section 4.2).
 fn winograd_kernel(g: [[f32; 3]; 3]) -> [[f32; 6]; 6] {
     // In f64, so that the sixths and twenty-fourths round once.
     let gg = |r: [f64; 3]| {
