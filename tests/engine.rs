@@ -73,8 +73,8 @@ fn a_tree_search_reports_its_evaluations_beside_its_simulations() {
         words[at + 1].parse().unwrap()
     };
     let (nodes, evaluations) = (field("nodes"), field("evaluations"));
-    // Every simulation of the first placement ends at a new leaf, and the
-    // root is evaluated once on top.
+    // Descents into decided positions cost no evaluation, and the root is
+    // evaluated once on top of the simulations: never more leaves than that.
     assert!(evaluations > 0 && evaluations <= nodes + 1, "{info}");
     assert!(info.find(" nodes ") < info.find(" evaluations "), "{info}");
 }

@@ -56,6 +56,18 @@ use crate::game::NetShape;
 /// of 64 channels (2.4 MB) near the core.
 const WINOGRAD_TILES: usize = 128;
 
+/// The 4x4 output tiles of a `height x width` board, down and across.
+fn winograd_tiles(height: usize, width: usize) -> (usize, usize) {
+    (height.div_ceil(4), width.div_ceil(4))
+}
+
+/// Positions of a `height x width` board whose tiles are transformed and
+/// multiplied at once (about [`WINOGRAD_TILES`] tiles; at least one).
+fn positions_per_chunk(height: usize, width: usize) -> usize {
+    let (th, tw) = winograd_tiles(height, width);
+    (WINOGRAD_TILES / (th * tw)).max(1)
+}
+
 thread_local! {
     /// Winograd scratch of a rayon thread taking a share of a batch.
     static SCRATCH: std::cell::RefCell<Vec<f32>> = const { std::cell::RefCell::new(Vec::new()) };
@@ -278,8 +290,6 @@ impl Conv {
         }
         debug_assert_eq!(self.kernel, 3);
         let cells = height * width;
-        let per_position = height.div_ceil(2) * width.div_ceil(2);
-        let chunk = (WINOGRAD_TILES / per_position).max(1);
         let threads = pool_threads();
         if threads == 1 || batch == 1 {
             self.winograd(input, batch, height, width, scratch, out, residual, relu);
@@ -288,7 +298,9 @@ impl Conv {
         // Each thread takes a share of the positions and runs their
         // products alone: splitting the small products of a self-play
         // batch over threads instead costs more than it saves.
-        let per = batch.div_ceil(threads).min(chunk);
+        let per = batch
+            .div_ceil(threads)
+            .min(positions_per_chunk(height, width));
         let (input, residual) = (&input[..rows * cin], residual.map(|r| &r[..rows * cout]));
         out.par_chunks_mut(per * cells * cout)
             .enumerate()
@@ -321,9 +333,9 @@ impl Conv {
     ) {
         let (cin, cout) = (self.cin, self.cout);
         let cells = height * width;
-        let (th, tw) = (height.div_ceil(4), width.div_ceil(4));
+        let (th, tw) = winograd_tiles(height, width);
         let per_position = th * tw;
-        let chunk = (WINOGRAD_TILES / per_position).max(1);
+        let chunk = positions_per_chunk(height, width);
         let most = chunk.min(batch) * per_position;
         // Transformed inputs, products, a tile's temporaries, a row of
         // outputs and a zero pixel for the padding, all in the kept
