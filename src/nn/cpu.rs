@@ -576,11 +576,9 @@ impl std::ops::Mul<Lanes> for f32 {
 }
 
 /// What the transforms compute with: a float, or [`Lanes`] of them.
-trait Channels: Copy + std::ops::Add<Output = Self> + std::ops::Sub<Output = Self>
-where
-    f32: std::ops::Mul<Self, Output = Self>,
-{
-}
+/// (Scaling, `f32 * T`, is asked for where it is used: a trait's own
+/// `where` clause on `f32` would not carry over to its users.)
+trait Channels: Copy + std::ops::Add<Output = Self> + std::ops::Sub<Output = Self> {}
 
 impl Channels for f32 {}
 impl Channels for Lanes {}
