@@ -26,7 +26,9 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::game::Game;
-use crate::nn::{Model, ModelSection, NetEvaluator, NnError, average, load_weights, save_weights};
+use crate::nn::{
+    Model, ModelSection, NetEvaluator, NnError, average, load_game_weights, save_weights,
+};
 use crate::util::atomic::{sync_dir, write_atomic};
 
 /// The trained weights of a checkpoint whose network is an average.
@@ -416,12 +418,7 @@ fn load_weights_file<G: Game>(
         t if trained && t.is_file() => t,
         _ => dir.join("model.bpk"),
     };
-    let model = load_weights(
-        &meta.model.to_model_config(),
-        &game.net_shape(),
-        &file,
-        device,
-    )?;
+    let model = load_game_weights(game, &meta.model.to_model_config(), &file, device)?;
     Ok((model, meta))
 }
 

@@ -17,7 +17,7 @@ use yinsh_zero::game::{Color, Game, GameResult, State};
 use yinsh_zero::games::connect4::grade::{Connect4GradeOptions, grade};
 use yinsh_zero::games::connect4::solve::{Outcome, Score, Solver};
 use yinsh_zero::games::connect4::testset::{self, Kind};
-use yinsh_zero::games::connect4::{Column, Connect4, Position};
+use yinsh_zero::games::connect4::{Column, Connect4, INPUT_PLANES, Position};
 
 /// Move sequences of exactly n plies from the empty board (7^n until the
 /// first fours at ply 7 end some games; OEIS A212693's companion counts).
@@ -437,7 +437,7 @@ fn record_bytes_round_trip_and_refuse_boards_no_game_reaches() {
 fn the_encoding_sees_the_board_from_the_player_to_act() {
     let game = Connect4;
     let p = Position::from_moves("45").unwrap();
-    let mut e = vec![0.0; 3 * 42];
+    let mut e = vec![0.0; INPUT_PLANES * 42];
     game.encode(&p, &mut e);
     // White to act: its stone on column 4's bottom (cell 3), Black's on 5.
     assert_eq!((e[3], e[42 + 4], e[2 * 42]), (1.0, 1.0, 1.0));
@@ -451,6 +451,77 @@ fn the_encoding_sees_the_board_from_the_player_to_act() {
     let m = game.transform(&p, 1);
     assert_eq!(m, Position::from_moves("43").unwrap());
     assert_eq!(game.transform_index(0, 1), 6);
+}
+
+/// The shipped network's outputs for `positions`, its weights read as a
+/// network of `planes` input planes: the first `planes` of the encoding.
+fn shipped_outputs(positions: &[Position], planes: usize) -> Vec<f32> {
+    use burn::tensor::{Tensor, TensorData};
+    use yinsh_zero::nn::{default_device, load_game_weights, load_weights};
+    let dir = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/checkpoints/connect-four/000573"
+    );
+    let dir = std::path::Path::new(dir);
+    let config = yinsh_zero::checkpoint::read_meta(dir)
+        .unwrap()
+        .model
+        .to_model_config();
+    let (game, device) = (Connect4, default_device());
+    let shape = game.net_shape();
+    let model = if planes == shape.planes {
+        load_game_weights(&game, &config, &dir.join("model.bpk"), &device).unwrap()
+    } else {
+        let shape = yinsh_zero::game::NetShape { planes, ..shape };
+        load_weights(&config, &shape, &dir.join("model.bpk"), &device).unwrap()
+    };
+    let mut x = Vec::new();
+    let mut e = vec![0.0; shape.input_size()];
+    for p in positions {
+        game.encode(p, &mut e);
+        x.extend_from_slice(&e[..planes * shape.cells()]);
+    }
+    let x = TensorData::new(x, [positions.len(), planes, shape.height, shape.width]);
+    let out = model.forward(Tensor::from_data(x, &device));
+    [out.policy, out.wdl, out.margin]
+        .into_iter()
+        .flat_map(|t| t.into_data().try_to_vec::<f32>().unwrap())
+        .collect()
+}
+
+#[test]
+fn a_network_from_before_the_threat_planes_plays_as_it_was_trained() {
+    // The shipped 000573 saw three planes; today's encoding has five, and
+    // threats are on the board in most of these positions.
+    let mut rng = SmallRng::seed_from_u64(5);
+    let positions: Vec<Position> = (0..40)
+        .filter_map(|i| random_position(&mut rng, 42 - 4 - i % 30))
+        .collect();
+    let threats = positions
+        .iter()
+        .filter(|p| p.winning_cells() | p.opponent_winning_cells() != 0)
+        .count();
+    assert!(threats >= 10, "only {threats} positions with a threat");
+    let widened = shipped_outputs(&positions, INPUT_PLANES);
+    let trained = shipped_outputs(&positions, 3);
+    assert_eq!(widened.len(), trained.len());
+    for (a, b) in widened.iter().zip(&trained) {
+        assert!((a - b).abs() < 1e-5, "{a} against {b}");
+    }
+    // A network of some other shape is still refused, by today's shape.
+    let dir = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/checkpoints/connect-four/000573"
+    );
+    let config = yinsh_zero::nn::ModelConfig::new().with_blocks(1);
+    let err = yinsh_zero::nn::load_game_weights(
+        &Connect4,
+        &config,
+        &std::path::Path::new(dir).join("model.bpk"),
+        &yinsh_zero::nn::default_device(),
+    )
+    .unwrap_err();
+    assert!(err.to_string().contains("000573/model.bpk"), "{err}");
 }
 
 #[test]

@@ -244,6 +244,15 @@ pub trait Game: Clone + Debug + PartialEq + Send + Sync + 'static {
     /// What the network sees and answers.
     fn net_shape(&self) -> NetShape;
 
+    /// The plane counts of the game's earlier encodings, each of whose
+    /// planes are the first of today's (planes are only ever added at the
+    /// end): a network trained on one still loads, the planes added since
+    /// reaching it with zero weights. Empty for a game whose encoding never
+    /// grew.
+    fn earlier_input_planes(&self) -> &'static [usize] {
+        &[]
+    }
+
     /// Writes the input planes of `state` into `out[..input_size]`, seen by
     /// the player to act (one network plays both sides). Everything in that
     /// range is overwritten.

@@ -7,7 +7,7 @@ use burn::module::Module;
 use burn::tensor::{Device, Tensor, TensorData};
 use rayon::prelude::*;
 
-use super::{CpuNet, Model, ModelConfig, NnError, load_weights};
+use super::{CpuNet, Model, ModelConfig, NnError, load_game_weights};
 use crate::encode::masked_softmax;
 use crate::evaluator::{Evaluation, Evaluator};
 use crate::game::{Game, NetShape, State};
@@ -186,7 +186,7 @@ impl<G: Game> NetEvaluator<G> {
         device: Device,
         options: InferenceOptions,
     ) -> Result<NetEvaluator<G>, NnError> {
-        let model = load_weights(config, &game.net_shape(), path, &device)?;
+        let model = load_game_weights(&game, config, path, &device)?;
         NetEvaluator::new(game, model, device, options)
     }
 

@@ -27,7 +27,7 @@ pub use config::{ModelConfig, ModelSection};
 pub use cpu::{CpuNet, CpuOutput};
 pub use inference::{CacheStats, InferenceOptions, NetEvaluator};
 pub use model::{Model, ModelOutput};
-pub use weights::{load_weights, save_weights};
+pub use weights::{load_game_weights, load_weights, save_weights};
 pub use workers::{WorkerNet, WorkerNets};
 
 /// What can go wrong around the network.

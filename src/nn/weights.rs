@@ -7,7 +7,7 @@ use burn::store::ModuleRecord;
 use burn::tensor::Device;
 
 use super::{Model, ModelConfig, NnError};
-use crate::game::NetShape;
+use crate::game::{Game, NetShape};
 use crate::util::write_atomic;
 
 /// Writes the weights (and batch-norm statistics) of `model` to `path`.
@@ -37,13 +37,48 @@ pub fn load_weights(
     path: &Path,
     device: &Device,
 ) -> Result<Model, NnError> {
+    load_widening(config, shape, &[], path, device)
+}
+
+/// [`load_weights`] for a network of `game`, which also reads one trained
+/// on an earlier encoding of the game ([`Game::earlier_input_planes`]):
+/// its stem takes the planes added since with zero weights, so it answers
+/// as it was trained to.
+pub fn load_game_weights<G: Game>(
+    game: &G,
+    config: &ModelConfig,
+    path: &Path,
+    device: &Device,
+) -> Result<Model, NnError> {
+    let shape = game.net_shape();
+    load_widening(config, &shape, game.earlier_input_planes(), path, device)
+}
+
+fn load_widening(
+    config: &ModelConfig,
+    shape: &NetShape,
+    earlier_planes: &[usize],
+    path: &Path,
+    device: &Device,
+) -> Result<Model, NnError> {
     let fail = |reason: String| NnError::LoadWeights {
         path: path.to_owned(),
         reason,
     };
     let record = ModuleRecord::load(path).map_err(|e| fail(e.to_string()))?;
-    config
-        .init(shape, device)
-        .try_load_record(record)
-        .map_err(|e| fail(e.to_string()))
+    let today = match config.init(shape, device).try_load_record(record.clone()) {
+        Ok(model) => return Ok(model),
+        Err(e) => e,
+    };
+    for &planes in earlier_planes.iter().filter(|&&p| p < shape.planes) {
+        let earlier = NetShape { planes, ..*shape };
+        if let Ok(model) = config
+            .init(&earlier, device)
+            .try_load_record(record.clone())
+        {
+            return Ok(model.widened(shape.planes));
+        }
+    }
+    // The error of today's shape: the one a user can act on.
+    Err(fail(today.to_string()))
 }

@@ -1,12 +1,22 @@
 //! Connect Four on the [`Game`] interface.
 //!
 //! The network sees the board from the player to act: its stones, the
-//! opponent's, and a plane of ones when that player moved first. The
-//! sides are not alike (with perfect play the first player wins, and the
-//! parity of the empty cells below a threat decides who can use it), and
-//! the own/opponent planes alone would not say which side the network
-//! plays: a threat on an odd row is good for White, on an even one for
-//! Black.
+//! opponent's, a plane of ones when that player moved first, and each
+//! side's threats (the empty cells where one more stone of it makes four,
+//! playable now or not). The sides are not alike (with perfect play the
+//! first player wins, and the parity of the empty cells below a threat
+//! decides who can use it), and the own/opponent planes alone would not
+//! say which side the network plays: a threat on an odd row is good for
+//! White, on an even one for Black.
+//!
+//! The threat planes are what Allis's analysis of the game turns on
+//! (threats, their rows, and which side the zugzwang of the last columns
+//! favours): a position's result is often settled twenty plies before its
+//! end by a threat no search of a few hundred simulations reaches. They
+//! are exact and cost a few shifts of the bitboard, so the network need not
+//! learn to find four-in-a-line patterns through five layers of 3x3
+//! convolutions before it can learn what the threats mean (as KataGo gives
+//! its network liberties and ladders).
 //!
 //! The policy is one plane over the board whose bottom row names the
 //! columns: action index = column (0-based). The 35 other entries are
@@ -19,8 +29,8 @@ use super::position::{Column, Position};
 use crate::game::{ActionOf, Color, Game, NetShape, State, TensorLayout};
 
 /// Input planes: own stones, opponent stones, the player to act moved
-/// first.
-pub const INPUT_PLANES: usize = 3;
+/// first, own threats, opponent threats.
+pub const INPUT_PLANES: usize = 5;
 
 /// Connect Four on the standard 7 x 6 board.
 ///
@@ -86,11 +96,20 @@ impl Game for Connect4 {
         }
     }
 
+    /// Before 6 December the network saw no threat planes: the networks of
+    /// the first seven runs (the shipped `000573` among them) play as they
+    /// were trained.
+    fn earlier_input_planes(&self) -> &'static [usize] {
+        &[3]
+    }
+
     fn encode(&self, state: &Position, out: &mut [f32]) {
         let out = &mut out[..INPUT_PLANES * CELLS];
         out.fill(0.0);
         let own = state.current();
         let theirs = state.current() ^ state.mask();
+        let own_threats = state.winning_cells();
+        let their_threats = state.opponent_winning_cells();
         for col in 0..WIDTH {
             for row in 0..HEIGHT {
                 let bit = bitboard::cell(col, row);
@@ -99,6 +118,12 @@ impl Game for Connect4 {
                     out[i] = 1.0;
                 } else if theirs & bit != 0 {
                     out[CELLS + i] = 1.0;
+                }
+                if own_threats & bit != 0 {
+                    out[3 * CELLS + i] = 1.0;
+                }
+                if their_threats & bit != 0 {
+                    out[4 * CELLS + i] = 1.0;
                 }
             }
         }
@@ -134,6 +159,8 @@ impl Game for Connect4 {
                 "stones of the player to act",
                 "stones of the opponent",
                 "the player to act moved first (White)",
+                "threats of the player to act: empty cells where its stone would make four",
+                "threats of the opponent",
             ]
             .map(String::from)
             .to_vec(),
@@ -193,5 +220,49 @@ impl Game for Connect4 {
     fn format_game(&self, start: &Position, actions: &[ActionOf<Self>]) -> String {
         let _ = start;
         actions.iter().map(|a| a.to_string()).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The cells of plane `p` that are set, as (column, row) pairs.
+    fn set_cells(planes: &[f32], p: usize) -> Vec<(usize, usize)> {
+        (0..CELLS)
+            .filter(|&i| planes[p * CELLS + i] == 1.0)
+            .map(|i| (i % WIDTH, i / WIDTH))
+            .collect()
+    }
+
+    #[test]
+    fn threat_planes_mark_each_sides_fours_to_be() {
+        let game = Connect4;
+        let pos = Position::from_moves("445566").unwrap();
+        let mut planes = vec![0.0; INPUT_PLANES * CELLS];
+        game.encode(&pos, &mut planes);
+        // White (to act) has columns 4-6 of the bottom row, Black the
+        // row above: each side's four is one stone away at either end.
+        assert_eq!(set_cells(&planes, 0), [(3, 0), (4, 0), (5, 0)]);
+        assert_eq!(set_cells(&planes, 1), [(3, 1), (4, 1), (5, 1)]);
+        assert_eq!(set_cells(&planes, 2).len(), CELLS);
+        assert_eq!(set_cells(&planes, 3), [(2, 0), (6, 0)]);
+        assert_eq!(set_cells(&planes, 4), [(2, 1), (6, 1)]);
+
+        // After White's 1, Black is to act: the planes swap sides.
+        let pos = Position::from_moves("4455661").unwrap();
+        game.encode(&pos, &mut planes);
+        assert!(set_cells(&planes, 2).is_empty());
+        assert_eq!(set_cells(&planes, 3), [(2, 1), (6, 1)]);
+        assert_eq!(set_cells(&planes, 4), [(2, 0), (6, 0)]);
+
+        // The mirror's planes are the planes mirrored.
+        let mut mirrored = vec![0.0; INPUT_PLANES * CELLS];
+        game.encode(&game.transform(&pos, 1), &mut mirrored);
+        for p in 0..INPUT_PLANES {
+            for i in 0..CELLS {
+                assert_eq!(mirrored[p * CELLS + map_cell(i, 1)], planes[p * CELLS + i]);
+            }
+        }
     }
 }
