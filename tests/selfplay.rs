@@ -4,7 +4,7 @@
 use std::fs;
 use std::path::Path;
 
-use yinsh_zero::evaluator::UniformEvaluator;
+use yinsh_zero::evaluator::{Evaluation, Evaluator, UniformEvaluator};
 use yinsh_zero::game::{Game, State};
 use yinsh_zero::games::yinsh::Yinsh;
 use yinsh_zero::mcts::SearchConfig;
@@ -124,6 +124,70 @@ fn two_workers_share_the_games_between_them() {
         .map(|f| record::read(&BLITZ, f).unwrap().meta.games)
         .sum();
     assert_eq!(total, 6);
+}
+
+/// The uniform evaluator, whose first answer waits until every worker has
+/// asked its first question: each has started its first games by then.
+struct AfterEveryWorkerStarted<'a> {
+    barrier: &'a std::sync::Barrier,
+    waited: bool,
+}
+
+impl<S: State> Evaluator<S> for AfterEveryWorkerStarted<'_> {
+    fn evaluate(&mut self, positions: &[S]) -> Vec<Evaluation> {
+        if !std::mem::replace(&mut self.waited, true) {
+            self.barrier.wait();
+        }
+        UniformEvaluator.evaluate(positions)
+    }
+}
+
+#[test]
+fn each_worker_starts_with_its_share_of_a_short_generation() {
+    // Four games, two workers, three games in flight each: were slots
+    // claimed three at a time, one worker would play three and the other
+    // one (a resumed generation's remainder, played on half the cores).
+    let dir = tempfile::tempdir().unwrap();
+    let barrier = std::sync::Barrier::new(2);
+    let cfg = SelfPlayConfig {
+        workers: 2,
+        games_in_flight: 3,
+        games_per_file: 2,
+        ..SelfPlayConfig::default()
+    };
+    let search = SearchConfig {
+        simulations: 8,
+        ..SearchConfig::default()
+    };
+    let s = selfplay::run(
+        &BLITZ,
+        &cfg,
+        &search,
+        4,
+        42,
+        7,
+        dir.path(),
+        "g000007",
+        |_| {
+            Ok(AfterEveryWorkerStarted {
+                barrier: &barrier,
+                waited: false,
+            })
+        },
+        &Progress::default(),
+        &|| false,
+    )
+    .unwrap();
+    assert_eq!(s.games, 4);
+    for w in ["w00", "w01"] {
+        let games: u32 = s
+            .files
+            .iter()
+            .filter(|f| f.file_name().unwrap().to_string_lossy().contains(w))
+            .map(|f| record::read(&BLITZ, f).unwrap().meta.games)
+            .sum();
+        assert_eq!(games, 2, "worker {w}: {:?}", s.files);
+    }
 }
 
 #[test]

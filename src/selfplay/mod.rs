@@ -287,6 +287,14 @@ where
     let started = Instant::now();
     let next_game = AtomicU64::new(0);
     let workers = cfg.worker_count().max(1);
+    // Each worker starts with its share of the games at most: claimed
+    // `games_in_flight` at a time, the 48 games left of a resumed
+    // generation went 32 to one worker and 16 to the other, which then sat
+    // idle for half the generation.
+    let slots = cfg
+        .games_in_flight
+        .min(games.div_ceil(workers as u64) as usize)
+        .max(1);
     let results = Mutex::new(Vec::new());
     std::thread::scope(|s| {
         for w in 0..workers {
@@ -305,6 +313,7 @@ where
                             out,
                             prefix,
                             games,
+                            slots,
                             next_game,
                             progress,
                             should_stop,
@@ -340,6 +349,8 @@ struct Worker<'a, G: Game> {
     out: &'a Path,
     prefix: &'a str,
     games: u64,
+    /// Games in flight at once.
+    slots: usize,
     next_game: &'a AtomicU64,
     progress: &'a Progress,
     should_stop: &'a (dyn Fn() -> bool + Sync),
@@ -431,7 +442,7 @@ impl<G: Game> Worker<'_, G> {
         // newest; when more wait than two per slot, the oldest are dropped.
         let mut forks: VecDeque<G::State> = VecDeque::new();
         let fork_cap = 2 * self.cfg.games_in_flight;
-        for _ in 0..self.cfg.games_in_flight {
+        for _ in 0..self.slots {
             slots.push(self.start_game(&mut forks)?);
         }
         let mut pending: Vec<Sample> = Vec::new();
