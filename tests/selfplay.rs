@@ -155,29 +155,12 @@ fn each_worker_starts_with_its_share_of_a_short_generation() {
         games_per_file: 2,
         ..SelfPlayConfig::default()
     };
-    let search = SearchConfig {
-        simulations: 8,
-        ..SearchConfig::default()
-    };
-    let s = selfplay::run(
-        &BLITZ,
-        &cfg,
-        &search,
-        4,
-        42,
-        7,
-        dir.path(),
-        "g000007",
-        |_| {
-            Ok(AfterEveryWorkerStarted {
-                barrier: &barrier,
-                waited: false,
-            })
-        },
-        &Progress::default(),
-        &|| false,
-    )
-    .unwrap();
+    let s = play_with(dir.path(), &cfg, 4, |_| {
+        Ok(AfterEveryWorkerStarted {
+            barrier: &barrier,
+            waited: false,
+        })
+    });
     assert_eq!(s.games, 4);
     for w in ["w00", "w01"] {
         let games: u32 = s
