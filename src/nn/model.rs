@@ -117,15 +117,13 @@ impl ModelConfig {
 }
 
 impl Model {
-    /// The same network for inputs of `planes` planes, its own first: the
-    /// stem gives the planes it never saw zero weights, so its outputs are
-    /// what they were. (A network trained before its game's encoding grew.)
+    /// The same network for inputs of `planes` planes, more than its own,
+    /// its own first: the stem gives the planes it never saw zero weights,
+    /// so its outputs are what they were. (A network trained before its
+    /// game's encoding grew.)
     pub(super) fn widened(mut self, planes: usize) -> Model {
         self.stem.conv.weight = self.stem.conv.weight.map(|w| {
             let [cout, cin, kh, kw] = w.dims();
-            if planes <= cin {
-                return w;
-            }
             let zeros = Tensor::zeros([cout, planes - cin, kh, kw], &w.device());
             Tensor::cat(vec![w, zeros], 1)
         });

@@ -66,17 +66,26 @@ fn load_widening(
         reason,
     };
     let record = ModuleRecord::load(path).map_err(|e| fail(e.to_string()))?;
-    let today = match config.init(shape, device).try_load_record(record.clone()) {
+    let earlier: Vec<usize> = earlier_planes
+        .iter()
+        .copied()
+        .filter(|&p| p < shape.planes)
+        .collect();
+    // A copy of the record only where an earlier shape may need it.
+    let spare = (!earlier.is_empty()).then(|| record.clone());
+    let today = match config.init(shape, device).try_load_record(record) {
         Ok(model) => return Ok(model),
         Err(e) => e,
     };
-    for &planes in earlier_planes.iter().filter(|&&p| p < shape.planes) {
-        let earlier = NetShape { planes, ..*shape };
-        if let Ok(model) = config
-            .init(&earlier, device)
-            .try_load_record(record.clone())
-        {
-            return Ok(model.widened(shape.planes));
+    if let Some(record) = spare {
+        for planes in earlier {
+            let earlier = NetShape { planes, ..*shape };
+            if let Ok(model) = config
+                .init(&earlier, device)
+                .try_load_record(record.clone())
+            {
+                return Ok(model.widened(shape.planes));
+            }
         }
     }
     // The error of today's shape: the one a user can act on.
