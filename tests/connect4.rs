@@ -453,14 +453,15 @@ fn the_encoding_sees_the_board_from_the_player_to_act() {
     assert_eq!(game.transform_index(0, 1), 6);
 }
 
-/// The shipped network's outputs for `positions`, its weights read as a
-/// network of `planes` input planes: the first `planes` of the encoding.
-fn shipped_outputs(positions: &[Position], planes: usize) -> Vec<f32> {
+/// The outputs for `positions` of run c4w's 573 (shipped until the threat
+/// planes came), its weights read as a network of `planes` input planes:
+/// the first `planes` of the encoding.
+fn c4w_outputs(positions: &[Position], planes: usize) -> Vec<f32> {
     use burn::tensor::{Tensor, TensorData};
     use yinsh_zero::nn::{default_device, load_game_weights, load_weights};
     let dir = concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/checkpoints/connect-four/000573"
+        "/checkpoints/connect-four/seventh-run/4h/000573"
     );
     let dir = std::path::Path::new(dir);
     let config = yinsh_zero::checkpoint::read_meta(dir)
@@ -491,7 +492,7 @@ fn shipped_outputs(positions: &[Position], planes: usize) -> Vec<f32> {
 
 #[test]
 fn a_network_from_before_the_threat_planes_plays_as_it_was_trained() {
-    // The shipped 000573 saw three planes; today's encoding has five, and
+    // c4w's 000573 saw three planes; today's encoding has five, and
     // threats are on the board in most of these positions.
     let mut rng = SmallRng::seed_from_u64(5);
     let positions: Vec<Position> = (0..40)
@@ -502,8 +503,8 @@ fn a_network_from_before_the_threat_planes_plays_as_it_was_trained() {
         .filter(|p| p.winning_cells() | p.opponent_winning_cells() != 0)
         .count();
     assert!(threats >= 10, "only {threats} positions with a threat");
-    let widened = shipped_outputs(&positions, INPUT_PLANES);
-    let trained = shipped_outputs(&positions, 3);
+    let widened = c4w_outputs(&positions, INPUT_PLANES);
+    let trained = c4w_outputs(&positions, 3);
     assert_eq!(widened.len(), trained.len());
     for (a, b) in widened.iter().zip(&trained) {
         assert!((a - b).abs() < 1e-5, "{a} against {b}");
@@ -511,7 +512,7 @@ fn a_network_from_before_the_threat_planes_plays_as_it_was_trained() {
     // A network of some other shape is still refused, by today's shape.
     let dir = concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/checkpoints/connect-four/000573"
+        "/checkpoints/connect-four/seventh-run/4h/000573"
     );
     let config = yinsh_zero::nn::ModelConfig::new().with_blocks(1);
     let err = yinsh_zero::nn::load_game_weights(

@@ -97,8 +97,8 @@ impl Game for Connect4 {
     }
 
     /// Before 6 December the network saw no threat planes: the networks of
-    /// the first seven runs (the shipped `000573` among them) play as they
-    /// were trained.
+    /// the first seven runs (`c4w`'s `000573`, shipped until then, among them)
+    /// play as they were trained.
     fn earlier_input_planes(&self) -> &'static [usize] {
         &[3]
     }
