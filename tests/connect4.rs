@@ -453,17 +453,19 @@ fn the_encoding_sees_the_board_from_the_player_to_act() {
     assert_eq!(game.transform_index(0, 1), 6);
 }
 
+/// Run c4w's network 573, trained on three planes.
+const C4W_573: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/checkpoints/connect-four/seventh-run/4h/000573"
+);
+
 /// The outputs for `positions` of run c4w's 573 (shipped until the threat
 /// planes came), its weights read as a network of `planes` input planes:
 /// the first `planes` of the encoding.
 fn c4w_outputs(positions: &[Position], planes: usize) -> Vec<f32> {
     use burn::tensor::{Tensor, TensorData};
     use yinsh_zero::nn::{default_device, load_game_weights, load_weights};
-    let dir = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/checkpoints/connect-four/seventh-run/4h/000573"
-    );
-    let dir = std::path::Path::new(dir);
+    let dir = std::path::Path::new(C4W_573);
     let config = yinsh_zero::checkpoint::read_meta(dir)
         .unwrap()
         .model
@@ -510,15 +512,11 @@ fn a_network_from_before_the_threat_planes_plays_as_it_was_trained() {
         assert!((a - b).abs() < 1e-5, "{a} against {b}");
     }
     // A network of some other shape is still refused, by today's shape.
-    let dir = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/checkpoints/connect-four/seventh-run/4h/000573"
-    );
     let config = yinsh_zero::nn::ModelConfig::new().with_blocks(1);
     let err = yinsh_zero::nn::load_game_weights(
         &Connect4,
         &config,
-        &std::path::Path::new(dir).join("model.bpk"),
+        &std::path::Path::new(C4W_573).join("model.bpk"),
         &yinsh_zero::nn::default_device(),
     )
     .unwrap_err();

@@ -66,13 +66,13 @@ fn load_widening(
         reason,
     };
     let record = ModuleRecord::load(path).map_err(|e| fail(e.to_string()))?;
-    let earlier: Vec<usize> = earlier_planes
+    let mut earlier = earlier_planes
         .iter()
         .copied()
         .filter(|&p| p < shape.planes)
-        .collect();
+        .peekable();
     // A copy of the record only where an earlier shape may need it.
-    let spare = (!earlier.is_empty()).then(|| record.clone());
+    let spare = earlier.peek().is_some().then(|| record.clone());
     let today = match config.init(shape, device).try_load_record(record) {
         Ok(model) => return Ok(model),
         Err(e) => e,
