@@ -44,7 +44,7 @@ use burn::optim::GradientsParams;
 use burn::tensor::{Device, Tensor, TensorData};
 use rayon::prelude::*;
 
-use super::cpu::Conv;
+use super::cpu::{Board, Conv};
 use super::kernels::{
     Dense, conv_matrix, gemm, param, pool_cells, transpose_blocks, value_rows, values,
 };
@@ -59,23 +59,6 @@ const PATCH_ROWS: usize = 512;
 /// Rows one thread multiplies at once in a 1x1 convolution or sums over
 /// in a weight gradient or batch statistic.
 const ROW_CHUNK: usize = 2048;
-
-/// The board the activations live on.
-#[derive(Clone, Copy, Debug)]
-struct Board {
-    batch: usize,
-    height: usize,
-    width: usize,
-}
-
-impl Board {
-    fn cells(&self) -> usize {
-        self.height * self.width
-    }
-    fn rows(&self) -> usize {
-        self.batch * self.cells()
-    }
-}
 
 /// `out[rows x n] = a[rows x k] w[k x n]` (`w` by strides), row chunks on
 /// every rayon thread.
@@ -176,16 +159,7 @@ fn positions_per_patch_chunk(board: Board) -> usize {
 /// pass's [`Conv`], which shares the positions out over the rayon threads.
 fn conv3x3(input: &[f32], conv: &Conv, board: Board, out: &mut [f32]) {
     let mut scratch = Vec::new();
-    conv.forward(
-        input,
-        board.batch,
-        board.height,
-        board.width,
-        &mut scratch,
-        out,
-        None,
-        false,
-    );
+    conv.forward(input, board, &mut scratch, out, None, false);
 }
 
 /// The weight gradient of a 3x3 convolution: `Σ patches(input)ᵀ dy`,

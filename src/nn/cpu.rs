@@ -75,6 +75,25 @@ thread_local! {
     static SCRATCH: std::cell::RefCell<Vec<f32>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
+/// The positions a convolution's activations hold: `batch` boards of
+/// `height x width` cells, channels-last (`[rows, channels]`).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Board {
+    pub(super) batch: usize,
+    pub(super) height: usize,
+    pub(super) width: usize,
+}
+
+impl Board {
+    pub(super) fn cells(&self) -> usize {
+        self.height * self.width
+    }
+
+    pub(super) fn rows(&self) -> usize {
+        self.batch * self.cells()
+    }
+}
+
 /// A convolution with its batch norm folded in; `bias` is `[cout]`. A 1x1
 /// one keeps `weight`, `[cin, cout]`; a 3x3 one its Winograd F(4x4, 3x3)
 /// form, `winograd`: `[36][cin][cout]`, the kernel `g` of each channel pair
@@ -268,22 +287,19 @@ fn finish(out: &mut [f32], bias: &[f32], residual: Option<&[f32]>, relu: bool) {
 }
 
 impl Conv {
-    /// Convolves `input` (`[batch * cells, cin]`, channels-last, on a
-    /// `height x width` board) into `out` (`[batch * cells, cout]`), then
-    /// adds the bias and `residual` and applies ReLU if asked.
-    #[allow(clippy::too_many_arguments)]
+    /// Convolves `input` (`[board.rows(), cin]`) into `out`
+    /// (`[board.rows(), cout]`), then adds the bias and `residual` and
+    /// applies ReLU if asked.
     pub(super) fn forward(
         &self,
         input: &[f32],
-        batch: usize,
-        height: usize,
-        width: usize,
+        board: Board,
         scratch: &mut Vec<f32>,
         out: &mut [f32],
         residual: Option<&[f32]>,
         relu: bool,
     ) {
-        let rows = batch * height * width;
+        let rows = board.rows();
         let (cin, cout) = (self.cin, self.cout);
         let out = &mut out[..rows * cout];
         if self.kernel == 1 {
@@ -292,18 +308,19 @@ impl Conv {
             return;
         }
         debug_assert_eq!(self.kernel, 3);
-        let cells = height * width;
+        let cells = board.cells();
         let threads = pool_threads();
-        if threads == 1 || batch == 1 {
-            self.winograd(input, batch, height, width, scratch, out, residual, relu);
+        if threads == 1 || board.batch == 1 {
+            self.winograd(input, board, scratch, out, residual, relu);
             return;
         }
         // Each thread takes a share of the positions and runs their
         // products alone: splitting the small products of a self-play
         // batch over threads instead costs more than it saves.
-        let per = batch
+        let per = board
+            .batch
             .div_ceil(threads)
-            .min(positions_per_chunk(height, width));
+            .min(positions_per_chunk(board.height, board.width));
         let (input, residual) = (&input[..rows * cin], residual.map(|r| &r[..rows * cout]));
         out.par_chunks_mut(per * cells * cout)
             .enumerate()
@@ -312,8 +329,11 @@ impl Conv {
                 let input = &input[first * cin..(first + n) * cin];
                 let residual = residual.map(|r| &r[first * cout..(first + n) * cout]);
                 SCRATCH.with_borrow_mut(|scratch| {
-                    let batch = n / cells;
-                    self.winograd(input, batch, height, width, scratch, out, residual, relu);
+                    let share = Board {
+                        batch: n / cells,
+                        ..board
+                    };
+                    self.winograd(input, share, scratch, out, residual, relu);
                 });
             });
     }
@@ -322,13 +342,10 @@ impl Conv {
     /// calling thread, as Winograd F(4x4, 3x3): each 4x4 block of outputs
     /// costs 36 products per channel pair instead of 144. The 36 products
     /// of every tile form 36 matrix products `[tiles, cin] x [cin, cout]`.
-    #[allow(clippy::too_many_arguments)]
     fn winograd(
         &self,
         input: &[f32],
-        batch: usize,
-        height: usize,
-        width: usize,
+        board: Board,
         scratch: &mut Vec<f32>,
         out: &mut [f32],
         residual: Option<&[f32]>,
@@ -337,12 +354,10 @@ impl Conv {
         #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("avx512f") {
             // SAFETY: the CPU has AVX-512F, checked just above.
-            unsafe {
-                self.winograd_avx512(input, batch, height, width, scratch, out, residual, relu)
-            };
+            unsafe { self.winograd_avx512(input, board, scratch, out, residual, relu) };
             return;
         }
-        self.winograd_inline(input, batch, height, width, scratch, out, residual, relu);
+        self.winograd_inline(input, board, scratch, out, residual, relu);
     }
 
     /// [`winograd`](Self::winograd) compiled for AVX-512: the build targets
@@ -350,38 +365,37 @@ impl Conv {
     /// are half the pass) would run four floats at a time, not sixteen.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx512f")]
-    #[allow(clippy::too_many_arguments)]
     fn winograd_avx512(
         &self,
         input: &[f32],
-        batch: usize,
-        height: usize,
-        width: usize,
+        board: Board,
         scratch: &mut Vec<f32>,
         out: &mut [f32],
         residual: Option<&[f32]>,
         relu: bool,
     ) {
-        self.winograd_inline(input, batch, height, width, scratch, out, residual, relu);
+        self.winograd_inline(input, board, scratch, out, residual, relu);
     }
 
     /// The body of [`winograd`](Self::winograd), inlined into each
     /// instruction-set version of it.
     #[inline(always)]
-    #[allow(clippy::too_many_arguments)]
     fn winograd_inline(
         &self,
         input: &[f32],
-        batch: usize,
-        height: usize,
-        width: usize,
+        board: Board,
         scratch: &mut Vec<f32>,
         out: &mut [f32],
         residual: Option<&[f32]>,
         relu: bool,
     ) {
         let (cin, cout) = (self.cin, self.cout);
-        let cells = height * width;
+        let Board {
+            batch,
+            height,
+            width,
+        } = board;
+        let cells = board.cells();
         let (th, tw) = winograd_tiles(height, width);
         let per_position = th * tw;
         let chunk = positions_per_chunk(height, width);
@@ -715,7 +729,12 @@ impl CpuNet {
     /// If `input` does not hold `batch` positions of the net's shape.
     pub fn forward(&mut self, input: &[f32], batch: usize) -> CpuOutput<'_> {
         let shape = self.shape;
-        let (height, width, cells) = (shape.height, shape.width, shape.cells());
+        let board = Board {
+            batch,
+            height: shape.height,
+            width: shape.width,
+        };
+        let cells = board.cells();
         assert_eq!(
             input.len(),
             batch * shape.input_size(),
@@ -746,35 +765,16 @@ impl CpuNet {
 
         let mut h = std::mem::take(&mut buf.h);
         let mut t = std::mem::take(&mut buf.t);
-        self.stem.forward(
-            &buf.x,
-            batch,
-            height,
-            width,
-            &mut buf.scratch,
-            &mut h,
-            None,
-            true,
-        );
+        self.stem
+            .forward(&buf.x, board, &mut buf.scratch, &mut h, None, true);
         for (a, b) in &self.blocks {
-            a.forward(
-                &h,
-                batch,
-                height,
-                width,
-                &mut buf.scratch,
-                &mut t,
-                None,
-                true,
-            );
+            a.forward(&h, board, &mut buf.scratch, &mut t, None, true);
             // The block's output overwrites its input only after reading it.
             let mut out = std::mem::take(&mut buf.x);
             grow(&mut out, rows * c);
             b.forward(
                 &t,
-                batch,
-                height,
-                width,
+                board,
                 &mut buf.scratch,
                 &mut out,
                 Some(&h[..rows * c]),
@@ -790,26 +790,10 @@ impl CpuNet {
         let ph = self.policy_hidden.cout;
         grow(&mut buf.head, rows * ph.max(planes));
         grow(&mut t, rows * ph.max(planes));
-        self.policy_hidden.forward(
-            &h,
-            batch,
-            height,
-            width,
-            &mut buf.scratch,
-            &mut buf.head,
-            None,
-            true,
-        );
-        self.policy_out.forward(
-            &buf.head,
-            batch,
-            height,
-            width,
-            &mut buf.scratch,
-            &mut t,
-            None,
-            false,
-        );
+        self.policy_hidden
+            .forward(&h, board, &mut buf.scratch, &mut buf.head, None, true);
+        self.policy_out
+            .forward(&buf.head, board, &mut buf.scratch, &mut t, None, false);
         buf.policy.resize(batch * space, 0.0);
         transpose_blocks(
             &t,
@@ -832,16 +816,8 @@ impl CpuNet {
 
         // Value: 1x1 convolution, flattened per position, two dense layers.
         let vc = self.value_conv.cout;
-        self.value_conv.forward(
-            &h,
-            batch,
-            height,
-            width,
-            &mut buf.scratch,
-            &mut buf.head,
-            None,
-            true,
-        );
+        self.value_conv
+            .forward(&h, board, &mut buf.scratch, &mut buf.head, None, true);
         let vh = self.value_hidden.outputs;
         grow(&mut buf.hidden, batch * vh);
         self.value_hidden
@@ -919,29 +895,16 @@ mod tests {
                     }
                 }
             }
+            let board = Board {
+                batch,
+                height,
+                width,
+            };
             let mut scratch = Vec::new();
             let (mut fast, mut portable) = (vec![f32::NAN; want.len()], vec![f32::NAN; want.len()]);
             let r = Some(residual.as_slice());
-            conv.winograd(
-                &input,
-                batch,
-                height,
-                width,
-                &mut scratch,
-                &mut fast,
-                r,
-                relu,
-            );
-            conv.winograd_inline(
-                &input,
-                batch,
-                height,
-                width,
-                &mut scratch,
-                &mut portable,
-                r,
-                relu,
-            );
+            conv.winograd(&input, board, &mut scratch, &mut fast, r, relu);
+            conv.winograd_inline(&input, board, &mut scratch, &mut portable, r, relu);
             for (k, &w) in want.iter().enumerate() {
                 for (path, got) in [("fastest", fast[k]), ("portable", portable[k])] {
                     assert!(
