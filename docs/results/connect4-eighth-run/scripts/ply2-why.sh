@@ -37,10 +37,10 @@ for keys in score_threshold=0 score_threshold=0,score=2 score_threshold=0,score=
   for sims in 600 2000; do echo "$keys sims=$sims: $(ask 4 "$sims" "net-mcts:checkpoint=$shipped,sims=$sims,$keys")"; done
 done
 
-echo "# 5. 643 at 600 simulations against perfect after 4 and each central reply, one game each colour"
+echo "# 5. 643 at 600 simulations against perfect after 4 and each central reply, three games each colour"
 echo "#    (exact: after 4 4 White wins with its 21st stone, 41 plies; after 4 2, 4 3, 4 5, 4 6 with its 20th, 39)"
 printf '42\n43\n44\n45\n46\n' > "$tmp/open.txt"
-"$bin" evaluate --game connect4 --openings "$tmp/open.txt" --games 10 --threads 2 --seed 1 --run "$tmp/run" \
+"$bin" evaluate --game connect4 --openings "$tmp/open.txt" --games 30 --threads 2 --seed 1 --run "$tmp/run" \
   --players "net-mcts:checkpoint=$shipped,sims=600" perfect >/dev/null
 cat "$tmp"/run/eval/*.jsonl | python3 <(cat <<'PY'
 import json, sys
