@@ -37,16 +37,35 @@ for keys in score_threshold=0 score_threshold=0,score=2 score_threshold=0,score=
   for sims in 600 2000; do echo "$keys sims=$sims: $(ask 4 "$sims" "net-mcts:checkpoint=$shipped,sims=$sims,$keys")"; done
 done
 
-echo "# 5. 643 at 600 simulations against perfect after 4 and each central reply, three games each colour"
-echo "#    (exact: after 4 4 White wins with its 21st stone, 41 plies; after 4 2, 4 3, 4 5, 4 6 with its 20th, 39)"
-printf '42\n43\n44\n45\n46\n' > "$tmp/open.txt"
-"$bin" evaluate --game connect4 --openings "$tmp/open.txt" --games 30 --threads 2 --seed 1 --run "$tmp/run" \
-  --players "net-mcts:checkpoint=$shipped,sims=600" perfect >/dev/null
-cat "$tmp"/run/eval/*.jsonl | python3 <(cat <<'PY'
+# How a network plays White against perfect after 4 and each central answer, three games a colour
+# (perfect's ties at random); exact: after 4 4 White wins with its 21st stone (41 plies), after
+# 4 2, 4 3, 4 5 and 4 6 with its 20th (39).
+punish() { # checkpoint label
+  printf '42\n43\n44\n45\n46\n' > "$tmp/open.txt"
+  rm -rf "$tmp/run"
+  "$bin" evaluate --game connect4 --openings "$tmp/open.txt" --games 30 --threads 2 --seed 1 --run "$tmp/run" \
+    --players "net-mcts:checkpoint=$1,sims=600" perfect >/dev/null
+  cat "$tmp"/run/eval/*.jsonl | python3 <(cat <<'PY'
 import json, sys
+from collections import defaultdict
+plies = defaultdict(list)
 for line in sys.stdin:
     g = json.loads(line)
     side = "White" if g["white"].startswith("net") else "Black"
-    print(f"opening {g['opening']}: 643 {side}, {g['result']} in {g['length']} plies")
+    plies[(side, g["opening"].replace(" ", ""))].append(f"{g['result']} in {g['length']}")
+for (side, opening), games in sorted(plies.items(), key=lambda kv: (kv[0][0] != "White", kv[0][1])):
+    print(f"after {opening}, the network as {side}: {', '.join(games)} plies")
 PY
 )
+}
+
+echo "# 5. 643 (shipped) at 600 simulations against perfect after 4 and each central answer"
+punish "$shipped" 643
+
+seventh=checkpoints/connect-four/seventh-run/4h/000573
+echo "# 6. Run c4w's 573 (shipped before 643; answers 4 after 4): its answer, White's values after 4 then 2-6 (200 simulations), and its games as in 5"
+echo "answer to 4: $(ask 4 600 "net-mcts:checkpoint=$seventh,sims=600")"
+line="values:"
+for c in 2 3 4 5 6; do line="$line $(ask "4 $c" 200 "net-mcts:checkpoint=$seventh,sims=200" | cut -d' ' -f2)"; done
+echo "$line"
+punish "$seventh" 573
