@@ -58,18 +58,6 @@ use crate::game::NetShape;
 /// of 64 channels (2.4 MB) near the core.
 const WINOGRAD_TILES: usize = 128;
 
-/// The 4x4 output tiles of a `height x width` board, down and across.
-fn winograd_tiles(height: usize, width: usize) -> (usize, usize) {
-    (height.div_ceil(4), width.div_ceil(4))
-}
-
-/// Positions of a `height x width` board whose tiles are transformed and
-/// multiplied at once (about [`WINOGRAD_TILES`] tiles; at least one).
-fn positions_per_chunk(height: usize, width: usize) -> usize {
-    let (th, tw) = winograd_tiles(height, width);
-    (WINOGRAD_TILES / (th * tw)).max(1)
-}
-
 thread_local! {
     /// Winograd scratch of a rayon thread taking a share of a batch.
     static SCRATCH: std::cell::RefCell<Vec<f32>> = const { std::cell::RefCell::new(Vec::new()) };
@@ -91,6 +79,18 @@ impl Board {
 
     pub(super) fn rows(&self) -> usize {
         self.batch * self.cells()
+    }
+
+    /// The 4x4 output tiles of one board, down and across.
+    fn winograd_tiles(&self) -> (usize, usize) {
+        (self.height.div_ceil(4), self.width.div_ceil(4))
+    }
+
+    /// Positions whose tiles are transformed and multiplied at once (about
+    /// [`WINOGRAD_TILES`] tiles; at least one).
+    fn positions_per_chunk(&self) -> usize {
+        let (th, tw) = self.winograd_tiles();
+        (WINOGRAD_TILES / (th * tw)).max(1)
     }
 }
 
@@ -320,7 +320,7 @@ impl Conv {
         let per = board
             .batch
             .div_ceil(threads)
-            .min(positions_per_chunk(board.height, board.width));
+            .min(board.positions_per_chunk());
         let (input, residual) = (&input[..rows * cin], residual.map(|r| &r[..rows * cout]));
         out.par_chunks_mut(per * cells * cout)
             .enumerate()
@@ -396,9 +396,9 @@ impl Conv {
             width,
         } = board;
         let cells = board.cells();
-        let (th, tw) = winograd_tiles(height, width);
+        let (th, tw) = board.winograd_tiles();
         let per_position = th * tw;
-        let chunk = positions_per_chunk(height, width);
+        let chunk = board.positions_per_chunk();
         let most = chunk.min(batch) * per_position;
         // Transformed inputs, products, a tile's temporaries, a row of
         // outputs and a zero pixel for the padding, all in the kept
@@ -741,7 +741,7 @@ impl CpuNet {
             "input of {batch} positions"
         );
         let c = self.stem.cout;
-        let rows = batch * cells;
+        let rows = board.rows();
         let buf = &mut self.buffers;
         let grow = |v: &mut Vec<f32>, n: usize| {
             if v.len() < n {
