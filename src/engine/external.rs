@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use super::ExternalConfig;
 use crate::arena::{MoveInfo, Player, PlayerFailure};
 use crate::game::{ActionOf, Game, State};
-use crate::games::yinsh::Yinsh;
+use crate::games::GAMES;
 
 /// Why an external program could not be used.
 #[derive(Debug, thiserror::Error)]
@@ -31,7 +31,8 @@ pub enum ExternalError {
 /// answer `yinshok`. Then it is told the game (`game <name>`) and asked
 /// which it plays (`game`, then `isready`): a program that answers with
 /// another game is refused by name, and one that does not answer `game`
-/// is taken to play YINSH (engines from before the `game` line). For each
+/// is taken to play the registry's home game, the first in
+/// [`GAMES`] (engines from before the `game` line played it). For each
 /// game it gets `newgame <variant>` and `isready`; for each decision the
 /// whole game so far (`position startpos moves ...`) and `go`, and must
 /// answer `bestmove <decision>` within [`ExternalConfig::move_timeout`].
@@ -154,8 +155,9 @@ impl<G: Game> ExternalPlayer<G> {
     /// After the handshake: `game <name>` picks our game, `game` asks which
     /// game the program plays and `isready` bounds the wait. A program that
     /// names another game is refused. One that names none (it predates the
-    /// `game` line, which the handshake does not require) is taken as a
-    /// YINSH engine: accepted for YINSH, refused for any other game.
+    /// `game` line, which the handshake does not require) is taken as an
+    /// engine for the home game (the registry's first): accepted for it,
+    /// refused for any other.
     fn choose_game(&mut self) -> Result<(), String> {
         let timeout = self.config.handshake_timeout;
         self.send(&format!("game {}", G::NAME))?;
@@ -172,14 +174,14 @@ impl<G: Game> ExternalPlayer<G> {
             }
             Ok((line == "readyok").then_some(()))
         })?;
-        let ours = G::NAME;
+        let (ours, home) = (G::NAME, GAMES[0]);
         let plays = match named {
             Some(name) => name,
-            None if ours == Yinsh::NAME => return Ok(()),
+            None if ours == home => return Ok(()),
             None => {
                 return Err(format!(
                     "it does not answer `game` with the game it plays (`game <name> <variant>`{}), \
-                     so it is taken to be a yinsh engine, not one for {ours}",
+                     so it is taken to be a {home} engine, not one for {ours}",
                     said_error
                         .map(|e| format!("; it said `{e}`"))
                         .unwrap_or_default(),
