@@ -30,6 +30,9 @@ pub struct SelfPlayBench {
     pub backend: crate::nn::BackendKind,
     /// With `[selfplay] inference = "server"`: the shared network's calls.
     pub server: Option<crate::evaluator::ServerStats>,
+    /// The instruction-set path of the native CPU kernels.
+    #[serde(default = "crate::nn::Simd::best")]
+    pub simd: crate::nn::Simd,
 }
 
 /// CPU seconds this process has used (user + system), from /proc.
@@ -139,6 +142,7 @@ pub fn bench_selfplay<G: crate::game::Game>(
         seconds: wall,
         backend: cfg.run.backend,
         server: nets.server_stats(),
+        simd: crate::nn::Simd::active(),
     })
 }
 
@@ -157,6 +161,9 @@ pub struct TrainBench {
     pub backend: crate::nn::BackendKind,
     /// Whether the native CPU training pass ran them (else burn's graph).
     pub native_cpu: bool,
+    /// The instruction-set path of the native CPU kernels.
+    #[serde(default = "crate::nn::Simd::best")]
+    pub simd: crate::nn::Simd,
 }
 
 /// Times gradient steps of `cfg`'s network for `game` at its batch size,
@@ -226,6 +233,7 @@ pub fn bench_train<G: crate::game::Game>(
         seconds: elapsed,
         backend: cfg.run.backend,
         native_cpu,
+        simd: crate::nn::Simd::active(),
     })
 }
 

@@ -5,9 +5,7 @@ mod common;
 
 use std::process::Output;
 
-#[cfg(not(feature = "cuda"))]
-use common::cli::failed;
-use common::cli::yz_in;
+use common::cli::{failed, succeeded, yz_in};
 
 fn text(out: &Output) -> String {
     format!(
@@ -218,4 +216,141 @@ fn a_network_player_names_its_backend() {
         "{}",
         text(&out)
     );
+}
+
+/// `yinsh-zero ARGS` with `YINSH_ZERO_SIMD` set to `path`, from `dir`.
+fn yz_on_path(dir: &std::path::Path, path: &str, args: &[&str]) -> Output {
+    std::process::Command::new(common::cli::BIN)
+        .current_dir(dir)
+        .env("YINSH_ZERO_SIMD", path)
+        .args(args)
+        .output()
+        .expect("the binary starts")
+}
+
+/// `bench nn --simd` and `YINSH_ZERO_SIMD` force the CPU kernels' path:
+/// each path this CPU has runs and says so, with the CPU's flags and its
+/// FMA peak; a path it lacks, or a name that is none, is refused by name
+/// before anything runs.
+#[test]
+fn the_cpu_kernels_path_is_forced_by_flag_or_environment_and_refused_by_name() {
+    use yinsh_zero::nn::Simd;
+    let tmp = tempfile::tempdir().unwrap();
+    let bench: &[&str] = &[
+        "bench",
+        "nn",
+        "--seconds",
+        "0.01",
+        "--blocks",
+        "1",
+        "--channels",
+        "16",
+        "--json",
+    ];
+    for path in Simd::available() {
+        let flag = [bench, &["--simd", path.name()]].concat();
+        let by_flag = yz_in(tmp.path(), &flag);
+        let by_env = yz_on_path(tmp.path(), path.name(), bench);
+        for out in [by_flag, by_env] {
+            let report: serde_json::Value = serde_json::from_str(&succeeded(&out)).unwrap();
+            assert_eq!(report["simd"], path.name(), "{report}");
+            let said =
+                format!("network on the flex backend (CPU), native kernels on the {path} path");
+            assert!(text(&out).contains(&said), "{}", text(&out));
+            if cfg!(target_arch = "x86_64") {
+                let peak = report["fma_peak_gflops"].as_f64().unwrap();
+                assert!(peak > 0.0, "{report}");
+                let share = report["by_batch"][0]["peak_share"].as_f64().unwrap();
+                assert!(share > 0.0, "{report}");
+            }
+        }
+    }
+    if !Simd::Avx512.is_available() {
+        let out = yz_in(tmp.path(), [bench, &["--simd", "avx512"]].concat());
+        let err = failed(&out);
+        assert!(err.contains("this CPU cannot run the avx512 path"), "{err}");
+    }
+    let err = failed(&yz_on_path(tmp.path(), "sse9", bench));
+    assert!(
+        err.contains(
+            "YINSH_ZERO_SIMD: unknown SIMD path `sse9` (expected avx512, avx2 or portable)"
+        ),
+        "{err}"
+    );
+    let err = failed(&yz_in(tmp.path(), [bench, &["--simd", "AVX2"]].concat()));
+    assert!(err.contains("unknown SIMD path `AVX2`"), "{err}");
+}
+
+/// The vector paths do the same arithmetic in the same order, so self-play
+/// with a trained network writes the same records on each, byte for byte
+/// (visit counts and search values included). The portable path agrees
+/// with them within float rounding (its products are `gemm`'s), which
+/// shows in the values' last bits, so it only has to play.
+#[test]
+fn self_play_writes_the_same_records_on_every_vector_path() {
+    use yinsh_zero::nn::Simd;
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let tmp = tempfile::tempdir().unwrap();
+    // The shipped grid network (4x32): one worker, so that the games'
+    // order is fixed.
+    let config = tmp.path().join("grid.toml");
+    std::fs::write(
+        &config,
+        r#"
+[game]
+name = "grid"
+variant = "9x9"
+[model]
+blocks = 4
+channels = 32
+value_channels = 8
+value_hidden = 128
+[search]
+simulations = 32
+fast_simulations = 8
+[selfplay]
+workers = 1
+games_in_flight = 2
+[baseline]
+opponents = ["random"]
+"#,
+    )
+    .unwrap();
+    let checkpoint = root.join("checkpoints/grid/000311");
+    let mut vector_records: Vec<(Simd, Vec<u8>)> = Vec::new();
+    for path in Simd::available() {
+        let out_dir = tmp.path().join(path.name());
+        let args = [
+            "selfplay",
+            "--checkpoint",
+            checkpoint.to_str().unwrap(),
+            "--games",
+            "2",
+            "--seed",
+            "5",
+            "--config",
+            config.to_str().unwrap(),
+            "--out",
+            out_dir.to_str().unwrap(),
+        ];
+        succeeded(&yz_on_path(tmp.path(), path.name(), &args));
+        let files: Vec<_> = std::fs::read_dir(&out_dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        assert_eq!(files.len(), 1, "{path}: {files:?}");
+        let bytes = std::fs::read(&files[0]).unwrap();
+        assert!(!bytes.is_empty(), "{path}");
+        if path != Simd::Portable {
+            vector_records.push((path, bytes));
+        }
+    }
+    if vector_records.len() < 2 {
+        eprintln!("SKIPPED the comparison: fewer than two vector paths here");
+        return;
+    }
+    let (first, bytes) = &vector_records[0];
+    for (path, other) in &vector_records[1..] {
+        assert!(other == bytes, "{path}'s records differ from {first}'s");
+    }
 }

@@ -81,6 +81,10 @@ pub struct NnArgs {
     /// Trunk channels (default: the network's default).
     #[arg(long)]
     pub channels: Option<usize>,
+    /// Batch sizes to time, comma-separated (default 1,8,32,64,128,256; the
+    /// self-play batch is timed too).
+    #[arg(long, value_delimiter = ',', value_name = "N,N,...")]
+    pub batches: Option<Vec<usize>>,
     /// On the CPU, time burn's graph instead of the native pass (nn/cpu.rs)
     /// that inference uses.
     #[arg(long)]
@@ -88,6 +92,8 @@ pub struct NnArgs {
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub json: bool,
+    #[command(flatten)]
+    pub simd: super::SimdArg,
     #[command(flatten)]
     pub backend: super::BackendArg,
 }
@@ -103,6 +109,8 @@ pub struct SelfplayArgs {
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub json: bool,
+    #[command(flatten)]
+    pub simd: super::SimdArg,
     #[command(flatten)]
     pub backend: super::BackendArg,
 }
@@ -122,6 +130,8 @@ pub struct TrainArgs {
     /// native training pass (for comparison).
     #[arg(long)]
     pub burn_graph: bool,
+    #[command(flatten)]
+    pub simd: super::SimdArg,
     #[command(flatten)]
     pub backend: super::BackendArg,
 }
@@ -170,6 +180,8 @@ pub struct SearchArgs {
     #[arg(long)]
     pub json: bool,
     #[command(flatten)]
+    pub simd: super::SimdArg,
+    #[command(flatten)]
     pub backend: super::BackendArg,
 }
 
@@ -194,19 +206,29 @@ fn check_seconds(seconds: f64) -> anyhow::Result<()> {
 
 fn nn(args: NnArgs) -> anyhow::Result<()> {
     check_seconds(args.seconds)?;
+    args.simd.apply()?;
     let mut model = yinsh_zero::nn::ModelConfig::new();
     model.blocks = args.blocks.unwrap_or(model.blocks);
     model.channels = args.channels.unwrap_or(model.channels);
     let default = RunConfig::load(None)?;
+    if let Some(batches) = &args.batches {
+        ensure!(
+            !batches.is_empty() && batches.iter().all(|&b| (1..=65_536).contains(&b)),
+            "--batches must list batch sizes from 1 to 65536, got {batches:?}"
+        );
+    }
     let opts = BenchOptions {
         backend: args.backend.choose(default.run.backend),
+        batches: args
+            .batches
+            .clone()
+            .unwrap_or_else(|| BenchOptions::default().batches),
         model,
         min_seconds: args.seconds,
         threads: Some(args.threads.max(1)),
         // The headline batch is what one self-play worker evaluates at once.
         self_play_batch: default.selfplay.games_in_flight,
         native_cpu: !args.burn_graph,
-        ..BenchOptions::default()
     };
     struct Nn(BenchOptions);
     impl GameTask for Nn {
@@ -220,35 +242,59 @@ fn nn(args: NnArgs) -> anyhow::Result<()> {
     if args.json {
         println!("{}", serde_json::to_string_pretty(&b)?);
     } else {
-        println!(
-            "network {}x{} on {}{}, {} inference thread(s), {:.1} MFLOP/position",
-            b.blocks,
-            b.channels,
-            b.backend,
-            if b.native_cpu {
-                " (native CPU pass)"
-            } else {
-                " (burn's graph)"
-            },
-            args.threads.max(1),
-            b.flops_per_position as f64 / 1e6
-        );
-        for r in &b.by_batch {
-            println!(
-                "batch {:>4}: {:>9.1} positions/s {:>7.2} GFLOP/s",
-                r.batch, r.positions_per_s, r.gflops
-            );
-        }
-        println!(
-            "self-play batch {}: {:.1} positions/s, {:.2} GFLOP/s",
-            b.batch, b.positions_per_s, b.gflops
-        );
+        print_nn(&b, args.threads.max(1));
     }
     Ok(())
 }
 
+/// `bench nn`'s report as text.
+fn print_nn(b: &yinsh_zero::nn::NnBench, threads: usize) {
+    println!(
+        "network {}x{} on {}{}, {} inference thread(s), {:.1} MFLOP/position",
+        b.blocks,
+        b.channels,
+        b.backend,
+        if b.native_cpu {
+            " (native CPU pass)"
+        } else {
+            " (burn's graph)"
+        },
+        threads,
+        b.flops_per_position as f64 / 1e6
+    );
+    println!(
+        "CPU: {} ({}); kernels on the {} path",
+        b.cpu.as_deref().unwrap_or("unknown model"),
+        b.cpu_flags.join(" "),
+        b.simd
+    );
+    match b.fma_peak_gflops {
+        Some(p) => println!(
+            "peak: {p:.1} GFLOP/s, one core's fp32 FMA loop in {} registers; GFLOP/s below \
+             count a direct convolution's multiply-adds",
+            yinsh_zero::nn::simd::peak_path(b.simd)
+        ),
+        None => println!("peak: not measured on this architecture"),
+    }
+    for r in &b.by_batch {
+        let share = r
+            .peak_share
+            .map(|s| format!(" {s:>5.2}x peak"))
+            .unwrap_or_default();
+        println!(
+            "batch {:>4}: {:>9.1} positions/s {:>7.2} GFLOP/s{share}",
+            r.batch, r.positions_per_s, r.gflops
+        );
+    }
+    println!(
+        "self-play batch {}: {:.1} positions/s, {:.2} GFLOP/s",
+        b.batch, b.positions_per_s, b.gflops
+    );
+}
+
 fn train(args: TrainArgs) -> anyhow::Result<()> {
     check_seconds(args.seconds)?;
+    args.simd.apply()?;
     let mut cfg = RunConfig::load(args.config.as_deref())?;
     cfg.run.backend = args.backend.choose(cfg.run.backend);
     struct Bench<'a>(&'a RunConfig, f64, bool);
@@ -288,6 +334,7 @@ fn train(args: TrainArgs) -> anyhow::Result<()> {
 
 fn selfplay(args: SelfplayArgs) -> anyhow::Result<()> {
     check_seconds(args.seconds)?;
+    args.simd.apply()?;
     let mut cfg = RunConfig::load(args.config.as_deref())?;
     cfg.run.backend = args.backend.choose(cfg.run.backend);
     struct Bench<'a>(&'a RunConfig, f64);
@@ -361,6 +408,7 @@ impl GameTask for Search<'_> {
 
 fn search(args: SearchArgs) -> anyhow::Result<()> {
     check_seconds(args.seconds)?;
+    args.simd.apply()?;
     ensure!(args.sims > 0, "--sims must be at least 1");
     ensure!(
         (1..=MAX_THREADS).contains(&args.threads),

@@ -96,11 +96,40 @@ pub struct BackendArg {
 
 impl BackendArg {
     /// The flag's backend, else `config`'s; said on stderr (stdout may be
-    /// JSON) so that a run's log shows where its network ran.
+    /// JSON) so that a run's log shows where its network ran (on the CPU,
+    /// with the instruction-set path of its kernels).
     pub fn choose(self, config: yinsh_zero::nn::BackendKind) -> yinsh_zero::nn::BackendKind {
         let b = self.backend.unwrap_or(config);
-        eprintln!("network on the {b} backend ({})", b.hardware());
+        let kernels = match b {
+            yinsh_zero::nn::BackendKind::Flex => format!(
+                ", native kernels on the {} path",
+                yinsh_zero::nn::Simd::active()
+            ),
+            _ => String::new(),
+        };
+        eprintln!("network on the {b} backend ({}){kernels}", b.hardware());
         b
+    }
+}
+
+/// `--simd`, for the benchmarks of the native CPU kernels.
+#[derive(clap::Args, Clone, Copy, Debug, Default)]
+pub struct SimdArg {
+    /// The instruction-set path of the native CPU kernels: avx512, avx2
+    /// or portable (default: the environment's `YINSH_ZERO_SIMD`, else the
+    /// fastest this CPU has), to measure each path on one machine.
+    #[arg(long, value_name = "avx512|avx2|portable")]
+    pub simd: Option<yinsh_zero::nn::Simd>,
+}
+
+impl SimdArg {
+    /// Forces the flag's path, if given (before [`BackendArg::choose`],
+    /// which says which path runs).
+    pub fn apply(self) -> anyhow::Result<()> {
+        if let Some(path) = self.simd {
+            yinsh_zero::nn::simd::force(path)?;
+        }
+        Ok(())
     }
 }
 
@@ -122,6 +151,11 @@ fn stop_on_ctrl_c(what: &'static str) -> anyhow::Result<std::sync::Arc<AtomicBoo
 
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
+    // A mistyped path is an error now, not a panic mid-run.
+    if let Err(e) = yinsh_zero::nn::simd::from_env() {
+        eprintln!("error: {e}");
+        return ExitCode::FAILURE;
+    }
     let result = match cli.command {
         Command::Train(a) => train::run(a),
         Command::Pretrain(a) => train::pretrain(a),

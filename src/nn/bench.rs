@@ -6,6 +6,7 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use serde::{Deserialize, Serialize};
 
+use super::simd::{self, Simd};
 use super::{BackendKind, InferenceOptions, ModelConfig, NetEvaluator, NnError};
 use crate::evaluator::Evaluator;
 use crate::game::{Game, State};
@@ -52,6 +53,10 @@ pub struct BatchRate {
     pub positions_per_s: f64,
     /// Achieved GFLOP/s (analytic FLOPs of the net times the rate).
     pub gflops: f64,
+    /// `gflops` over the core's FMA peak (`NnBench::fma_peak_gflops`): above
+    /// 1 only by doing fewer multiplies than a direct convolution.
+    #[serde(default)]
+    pub peak_share: Option<f64>,
 }
 
 /// Result of [`bench_nn`].
@@ -74,6 +79,19 @@ pub struct NnBench {
     /// GFLOP/s at `batch`.
     pub gflops: f64,
     pub by_batch: Vec<BatchRate>,
+    /// The instruction-set path the native pass's kernels took.
+    #[serde(default = "Simd::best")]
+    pub simd: Simd,
+    /// The CPU's model name, where the system says.
+    #[serde(default)]
+    pub cpu: Option<String>,
+    /// The CPU's vector extensions ([`simd::cpu_flags`]).
+    #[serde(default)]
+    pub cpu_flags: Vec<String>,
+    /// One core's fp32 FMA peak on the path's registers, GFLOP/s
+    /// ([`simd::fma_peak_gflops`]).
+    #[serde(default)]
+    pub fma_peak_gflops: Option<f64>,
 }
 
 /// Times a network for `game` at each batch size of `opts` on positions
@@ -97,6 +115,8 @@ pub fn bench_nn<G: Game>(game: &G, opts: &BenchOptions) -> Result<NnBench, NnErr
     let most = opts.batches.iter().copied().max().unwrap_or(0);
     let positions = sample_positions(game, most.max(opts.self_play_batch), 0x5eed);
     let flops = opts.model.flops_per_position(&shape);
+    let path = Simd::active();
+    let peak = simd::fma_peak_gflops(path, 0.5);
 
     let mut by_batch = Vec::new();
     let mut sizes = opts.batches.clone();
@@ -113,10 +133,12 @@ pub fn bench_nn<G: Game>(game: &G, opts: &BenchOptions) -> Result<NnBench, NnErr
             done += net.evaluate(input).len();
         }
         let rate = done as f64 / start.elapsed().as_secs_f64();
+        let gflops = rate * flops as f64 / 1e9;
         by_batch.push(BatchRate {
             batch,
             positions_per_s: rate,
-            gflops: rate * flops as f64 / 1e9,
+            gflops,
+            peak_share: peak.map(|p| gflops / p),
         });
     }
     let head = by_batch
@@ -136,6 +158,10 @@ pub fn bench_nn<G: Game>(game: &G, opts: &BenchOptions) -> Result<NnBench, NnErr
         positions_per_s: head.positions_per_s,
         gflops: head.gflops,
         by_batch,
+        simd: path,
+        cpu: simd::cpu_model(),
+        cpu_flags: simd::cpu_flags().into_iter().map(String::from).collect(),
+        fma_peak_gflops: peak,
     })
 }
 

@@ -9,12 +9,13 @@
 //! 3x3 convolutions run as Winograd F(4x4, 3x3) (Lavin and Gray, 2015: 36
 //! products per 4x4 outputs and channel pair instead of 144; lc0's BLAS
 //! backend takes F(2x2, 3x3), as this pass did before), their
-//! products batched into matrix products (in AVX-512 registers where the
-//! CPU has them, `microkernel.rs`, else through `gemm`, the matrix kernels
-//! burn's CPU backend itself uses) and their transforms 16 channels at a
-//! time (compiled for AVX-512 too where the CPU has it: the build targets
-//! plain x86-64), bias, residual and ReLU are applied in the pass that
-//! writes each output, and every buffer is kept between calls.
+//! products batched into matrix products (in AVX-512 or AVX2 registers
+//! where the CPU has them, `microkernel.rs`, else through `gemm`, the
+//! matrix kernels burn's CPU backend itself uses) and their transforms 16
+//! channels at a time (8 on AVX2; compiled for AVX-512 and for AVX2 too,
+//! with fused multiply-adds, chosen at run time, `simd.rs`: the build
+//! targets plain x86-64), bias, residual and ReLU are applied in the pass
+//! that writes each output, and every buffer is kept between calls.
 //!
 //! ```
 //! use burn::tensor::{Tensor, TensorData};
@@ -51,6 +52,7 @@ use super::kernels::{
 };
 use super::microkernel;
 use super::model::{ConvBn, Model};
+use super::simd::Simd;
 use crate::game::NetShape;
 
 /// Winograd tiles of 3x3 convolutions transformed and multiplied at once:
@@ -253,10 +255,22 @@ impl Conv {
 }
 
 /// `c[m x n] = a[m x k] x b[k x n]`, all row-major and contiguous, on
-/// every thread of the current rayon pool if `parallel`.
-fn matmul(m: usize, k: usize, n: usize, a: &[f32], b: &[f32], c: &mut [f32], parallel: bool) {
+/// every thread of the current rayon pool if `parallel`; alone on its
+/// thread, in `path`'s registers where it can.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn matmul(
+    path: Simd,
+    m: usize,
+    k: usize,
+    n: usize,
+    a: &[f32],
+    b: &[f32],
+    c: &mut [f32],
+    parallel: bool,
+) {
     let alone = !parallel || pool_threads() == 1;
-    if alone && microkernel::product(m, k, n, a, b, c) {
+    if alone && microkernel::product(path, m, k, n, a, b, c) {
         return;
     }
     gemm((m, n, k), c, a, (k, 1), b, (n, 1), false, parallel);
@@ -286,6 +300,52 @@ fn finish(out: &mut [f32], bias: &[f32], residual: Option<&[f32]>, relu: bool) {
     }
 }
 
+/// [`finish`] of one output held apart from `dst`: `dst = src + bias (+
+/// residual)`, then ReLU, in one pass (a copy first, then `finish`, read
+/// every output twice).
+#[inline(always)]
+fn finish_into(src: &[f32], dst: &mut [f32], bias: &[f32], residual: Option<&[f32]>, relu: bool) {
+    let n = bias.len();
+    let (src, dst) = (&src[..n], &mut dst[..n]);
+    match residual {
+        Some(res) => {
+            for (((y, s), b), r) in dst.iter_mut().zip(src).zip(bias).zip(&res[..n]) {
+                let v = *s + b + r;
+                *y = if relu { v.max(0.0) } else { v };
+            }
+        }
+        None => {
+            for ((y, s), b) in dst.iter_mut().zip(src).zip(bias) {
+                let v = *s + b;
+                *y = if relu { v.max(0.0) } else { v };
+            }
+        }
+    }
+}
+
+/// `$name`: [`Conv::winograd`] compiled for the instruction set `$feature`
+/// (the path `$path`), its transforms `$lanes` channels at a time with fused
+/// multiply-adds.
+macro_rules! compiled_for {
+    ($name:ident, $feature:literal, $path:expr, $lanes:expr) => {
+        #[cfg(target_arch = "x86_64")]
+        #[target_feature(enable = $feature)]
+        fn $name(
+            &self,
+            input: &[f32],
+            board: Board,
+            scratch: &mut Vec<f32>,
+            out: &mut [f32],
+            residual: Option<&[f32]>,
+            relu: bool,
+        ) {
+            self.winograd_inline::<{ $lanes }, true>(
+                $path, input, board, scratch, out, residual, relu,
+            );
+        }
+    };
+}
+
 impl Conv {
     /// Convolves `input` (`[board.rows(), cin]`) into `out`
     /// (`[board.rows(), cout]`), then adds the bias and `residual` and
@@ -303,7 +363,16 @@ impl Conv {
         let (cin, cout) = (self.cin, self.cout);
         let out = &mut out[..rows * cout];
         if self.kernel == 1 {
-            matmul(rows, cin, cout, input, &self.weight, out, true);
+            matmul(
+                Simd::active(),
+                rows,
+                cin,
+                cout,
+                input,
+                &self.weight,
+                out,
+                true,
+            );
             finish(out, &self.bias, residual, relu);
             return;
         }
@@ -351,22 +420,17 @@ impl Conv {
         residual: Option<&[f32]>,
         relu: bool,
     ) {
-        #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx512f") {
-            // SAFETY: the CPU has AVX-512F, checked just above.
-            unsafe { self.winograd_avx512(input, board, scratch, out, residual, relu) };
-            return;
-        }
-        self.winograd_inline(input, board, scratch, out, residual, relu);
+        self.winograd_on(Simd::active(), input, board, scratch, out, residual, relu);
     }
 
-    /// [`winograd`](Self::winograd) compiled for AVX-512: the build targets
-    /// plain x86-64, so without this the transforms' lane loops (which
-    /// are half the pass) would run four floats at a time, not sixteen.
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx512f")]
-    fn winograd_avx512(
+    /// [`winograd`](Self::winograd) on `path`, which the CPU has: the build
+    /// targets plain x86-64, so the transforms' lane loops (half the pass)
+    /// run four floats at a time unless compiled for a wider instruction
+    /// set, as each function below is.
+    #[allow(clippy::too_many_arguments)]
+    fn winograd_on(
         &self,
+        path: Simd,
         input: &[f32],
         board: Board,
         scratch: &mut Vec<f32>,
@@ -374,14 +438,41 @@ impl Conv {
         residual: Option<&[f32]>,
         relu: bool,
     ) {
-        self.winograd_inline(input, board, scratch, out, residual, relu);
+        assert!(path.is_available(), "the {path} path on a CPU without it");
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: the CPU has the path's instructions, asserted above.
+        unsafe {
+            match path {
+                Simd::Avx512 => {
+                    return self.winograd_avx512(input, board, scratch, out, residual, relu);
+                }
+                Simd::Avx2 => {
+                    return self.winograd_avx2(input, board, scratch, out, residual, relu);
+                }
+                Simd::Portable => {}
+            }
+        }
+        self.winograd_inline::<LANES, false>(
+            Simd::Portable,
+            input,
+            board,
+            scratch,
+            out,
+            residual,
+            relu,
+        );
     }
 
+    compiled_for!(winograd_avx512, "avx512f,fma", Simd::Avx512, LANES);
+    compiled_for!(winograd_avx2, "avx2,fma", Simd::Avx2, AVX2_LANES);
+
     /// The body of [`winograd`](Self::winograd), inlined into each
-    /// instruction-set version of it.
+    /// instruction-set version of it; its products on `path`.
+    #[allow(clippy::too_many_arguments)]
     #[inline(always)]
-    fn winograd_inline(
+    fn winograd_inline<const L: usize, const FUSED: bool>(
         &self,
+        path: Simd,
         input: &[f32],
         board: Board,
         scratch: &mut Vec<f32>,
@@ -441,7 +532,7 @@ impl Conv {
                         pixel(4, j),
                         pixel(5, j),
                     ];
-                    input_transform(column, six_mut(tmp, j * 6 * cin, cin, cin));
+                    input_transform::<L, FUSED>(column, six_mut(tmp, j * 6 * cin, cin, cin));
                 }
                 // ... then each row of Bᵀ d times B.
                 for i in 0..6 {
@@ -449,11 +540,12 @@ impl Conv {
                     let at = |j: usize| &tmp[(j * 6 + i) * cin..][..cin];
                     let row = [at(0), at(1), at(2), at(3), at(4), at(5)];
                     let dst = six_mut(v, (i * 6 * tiles + t) * cin, tiles * cin, cin);
-                    input_transform(row, dst);
+                    input_transform::<L, FUSED>(row, dst);
                 }
             }
             for xi in 0..36 {
                 matmul(
+                    path,
                     tiles,
                     cin,
                     cout,
@@ -474,7 +566,7 @@ impl Conv {
                         let at = |i: usize| &m[((i * 6 + j) * tiles + t) * cout..][..cout];
                         [at(0), at(1), at(2), at(3), at(4), at(5)]
                     };
-                    output_transform(column, four_mut(tmp, j * 4 * cout, cout));
+                    output_transform::<L, FUSED>(column, four_mut(tmp, j * 4 * cout, cout));
                 }
                 for i in 0..4 {
                     let y = 4 * ty + i;
@@ -484,16 +576,20 @@ impl Conv {
                     let tmp = &*tmp;
                     let at = |j: usize| &tmp[(j * 4 + i) * cout..][..cout];
                     let r = [at(0), at(1), at(2), at(3), at(4), at(5)];
-                    output_transform(r, four_mut(row, 0, cout));
+                    output_transform::<L, FUSED>(r, four_mut(row, 0, cout));
                     for j in 0..4 {
                         let x = 4 * tx + j;
                         if x >= width {
                             break;
                         }
                         let k = (b * cells + y * width + x) * cout;
-                        let dst = &mut out[k..k + cout];
-                        dst.copy_from_slice(&row[j * cout..(j + 1) * cout]);
-                        finish(dst, &self.bias, residual.map(|r| &r[k..k + cout]), relu);
+                        finish_into(
+                            &row[j * cout..(j + 1) * cout],
+                            &mut out[k..k + cout],
+                            &self.bias,
+                            residual.map(|r| &r[k..k + cout]),
+                            relu,
+                        );
                     }
                 }
             }
@@ -530,113 +626,138 @@ fn four_mut(buf: &mut [f32], first: usize, len: usize) -> [&mut [f32]; 4] {
     [a, b, c, d]
 }
 
-/// Lanes a transform handles at once: one AVX-512 register of floats.
+/// Lanes a transform handles at once on the AVX-512 and portable paths: one
+/// AVX-512 register of floats.
 const LANES: usize = 16;
 
-/// [`LANES`] channels of one vector, for the transforms' arithmetic:
+/// Lanes a transform handles at once on the AVX2 path: one register. (Two,
+/// as 16 lanes would take, leave too few of its 16 registers for a
+/// transform's six inputs and their temporaries.)
+const AVX2_LANES: usize = 8;
+
+/// `L` channels of one vector, for the transforms' arithmetic:
 /// element by element on a fixed-size array, which the compiler turns into
 /// whole-register instructions (a plain loop over the channel slices does
 /// not vectorize: slices held in arrays carry no no-alias guarantee).
 /// Nothing here may be a closure or an array `map`: those are not always
 /// inlined, and then run a lane at a time.
 #[derive(Clone, Copy)]
-struct Lanes([f32; LANES]);
+struct Lanes<const L: usize>([f32; L]);
 
-/// `s[..n]` as blocks of [`LANES`], `n / LANES` of them (the rest left
+/// `s[..n]` as blocks of `L`, `n / L` of them (the rest left
 /// out). Indexing all a transform's vectors by block, each cut to the same
 /// count, lets the compiler check the bounds once, not per block.
 #[inline(always)]
-fn blocks(s: &[f32], n: usize) -> &[[f32; LANES]] {
-    &s[..n].as_chunks().0[..n / LANES]
+fn blocks<const L: usize>(s: &[f32], n: usize) -> &[[f32; L]] {
+    &s[..n].as_chunks().0[..n / L]
 }
 
 /// [`blocks`] for writing.
 #[inline(always)]
-fn blocks_mut(s: &mut [f32], n: usize) -> &mut [[f32; LANES]] {
-    &mut s[..n].as_chunks_mut().0[..n / LANES]
+fn blocks_mut<const L: usize>(s: &mut [f32], n: usize) -> &mut [[f32; L]] {
+    &mut s[..n].as_chunks_mut().0[..n / L]
 }
 
-impl std::ops::Add for Lanes {
-    type Output = Lanes;
+impl<const L: usize> std::ops::Add for Lanes<L> {
+    type Output = Lanes<L>;
     #[inline(always)]
-    fn add(mut self, o: Lanes) -> Lanes {
-        for l in 0..LANES {
+    fn add(mut self, o: Lanes<L>) -> Lanes<L> {
+        for l in 0..L {
             self.0[l] += o.0[l];
         }
         self
     }
 }
 
-impl std::ops::Sub for Lanes {
-    type Output = Lanes;
+impl<const L: usize> std::ops::Sub for Lanes<L> {
+    type Output = Lanes<L>;
     #[inline(always)]
-    fn sub(mut self, o: Lanes) -> Lanes {
-        for l in 0..LANES {
+    fn sub(mut self, o: Lanes<L>) -> Lanes<L> {
+        for l in 0..L {
             self.0[l] -= o.0[l];
         }
         self
     }
 }
 
-impl std::ops::Mul<Lanes> for f32 {
-    type Output = Lanes;
+/// What the transforms compute with: a float, or [`Lanes`] of them.
+trait Channels: Copy + std::ops::Add<Output = Self> + std::ops::Sub<Output = Self> {
+    /// `k self + y`: rounded once (an FMA instruction on the vector paths)
+    /// if `FUSED`, else twice. (The portable path is not fused: without
+    /// the instruction, `mul_add` is a call to the C library's `fmaf`.)
+    fn madd<const FUSED: bool>(self, k: f32, y: Self) -> Self;
+}
+
+impl Channels for f32 {
     #[inline(always)]
-    fn mul(self, mut o: Lanes) -> Lanes {
-        for l in 0..LANES {
-            o.0[l] *= self;
+    fn madd<const FUSED: bool>(self, k: f32, y: f32) -> f32 {
+        if FUSED {
+            self.mul_add(k, y)
+        } else {
+            k * self + y
         }
-        o
     }
 }
 
-/// What the transforms compute with: a float, or [`Lanes`] of them.
-/// (Scaling, `f32 * T`, is asked for where it is used: a trait's own
-/// `where` clause on `f32` would not carry over to its users.)
-trait Channels: Copy + std::ops::Add<Output = Self> + std::ops::Sub<Output = Self> {}
+impl<const L: usize> Channels for Lanes<L> {
+    #[inline(always)]
+    fn madd<const FUSED: bool>(mut self, k: f32, y: Lanes<L>) -> Lanes<L> {
+        for l in 0..L {
+            self.0[l] = self.0[l].madd::<FUSED>(k, y.0[l]);
+        }
+        self
+    }
+}
 
-impl Channels for f32 {}
-impl Channels for Lanes {}
-
-/// `Bᵀ x` for F(4x4, 3x3): six values of one column (or row) in, six out.
+/// `Bᵀ x` for F(4x4, 3x3): six values of one column (or row) in, six out,
+/// the shared differences taken once (14 operations fused, 22 not).
 #[inline(always)]
-fn input_column<T: Channels>([x0, x1, x2, x3, x4, x5]: [T; 6]) -> [T; 6]
-where
-    f32: std::ops::Mul<T, Output = T>,
-{
+fn input_column<T: Channels, const FUSED: bool>([x0, x1, x2, x3, x4, x5]: [T; 6]) -> [T; 6] {
+    let (d31, d42) = (x3 - x1, x4 - x2);
     [
-        4.0 * x0 - 5.0 * x2 + x4,
-        -4.0 * (x1 + x2) + x3 + x4,
-        4.0 * (x1 - x2) - x3 + x4,
-        2.0 * (x3 - x1) - x2 + x4,
-        2.0 * (x1 - x3) - x2 + x4,
-        4.0 * x1 - 5.0 * x3 + x5,
+        x0.madd::<FUSED>(4.0, x2.madd::<FUSED>(-5.0, x4)),
+        (x1 + x2).madd::<FUSED>(-4.0, x3 + x4),
+        (x1 - x2).madd::<FUSED>(4.0, x4 - x3),
+        d31.madd::<FUSED>(2.0, d42),
+        d31.madd::<FUSED>(-2.0, d42),
+        x1.madd::<FUSED>(4.0, x3.madd::<FUSED>(-5.0, x5)),
     ]
 }
 
 /// `Aᵀ m` for F(4x4, 3x3): six values in, four out.
 #[inline(always)]
-fn output_column<T: Channels>([m0, m1, m2, m3, m4, m5]: [T; 6]) -> [T; 4]
-where
-    f32: std::ops::Mul<T, Output = T>,
-{
+fn output_column<T: Channels, const FUSED: bool>([m0, m1, m2, m3, m4, m5]: [T; 6]) -> [T; 4] {
     let (a, b) = (m1 + m2, m1 - m2);
     let (c, d) = (m3 + m4, m3 - m4);
-    [m0 + a + c, b + 2.0 * d, a + 4.0 * c, b + 8.0 * d + m5]
+    [
+        m0 + a + c,
+        d.madd::<FUSED>(2.0, b),
+        c.madd::<FUSED>(4.0, a),
+        d.madd::<FUSED>(8.0, b + m5),
+    ]
 }
 
 /// `w = Bᵀ d` for six channel vectors `d` (F(4x4, 3x3)'s input transform
 /// of one column, or of one row from the right).
 #[inline(always)]
-fn input_transform(d: [&[f32]; 6], w: [&mut [f32]; 6]) {
+fn input_transform<const L: usize, const FUSED: bool>(d: [&[f32]; 6], w: [&mut [f32]; 6]) {
     let n = w[0].len();
     let [d0, d1, d2, d3, d4, d5] = d;
     let [w0, w1, w2, w3, w4, w5] = w;
     {
-        let (x0, x1, x2) = (blocks(d0, n), blocks(d1, n), blocks(d2, n));
-        let (x3, x4, x5) = (blocks(d3, n), blocks(d4, n), blocks(d5, n));
-        let (y0, y1, y2) = (blocks_mut(w0, n), blocks_mut(w1, n), blocks_mut(w2, n));
-        let (y3, y4, y5) = (blocks_mut(w3, n), blocks_mut(w4, n), blocks_mut(w5, n));
-        for k in 0..n / LANES {
+        let (x0, x1, x2) = (blocks::<L>(d0, n), blocks::<L>(d1, n), blocks::<L>(d2, n));
+        let (x3, x4, x5) = (blocks::<L>(d3, n), blocks::<L>(d4, n), blocks::<L>(d5, n));
+        let (y0, y1, y2) = (
+            blocks_mut::<L>(w0, n),
+            blocks_mut::<L>(w1, n),
+            blocks_mut::<L>(w2, n),
+        );
+        let (y3, y4, y5) = (
+            blocks_mut::<L>(w3, n),
+            blocks_mut::<L>(w4, n),
+            blocks_mut::<L>(w5, n),
+        );
+        for k in 0..n / L {
             let x = [
                 Lanes(x0[k]),
                 Lanes(x1[k]),
@@ -645,29 +766,30 @@ fn input_transform(d: [&[f32]; 6], w: [&mut [f32]; 6]) {
                 Lanes(x4[k]),
                 Lanes(x5[k]),
             ];
-            let [r0, r1, r2, r3, r4, r5] = input_column(x);
+            let [r0, r1, r2, r3, r4, r5] = input_column::<_, FUSED>(x);
             (y0[k], y1[k], y2[k]) = (r0.0, r1.0, r2.0);
             (y3[k], y4[k], y5[k]) = (r3.0, r4.0, r5.0);
         }
     }
-    for c in n - n % LANES..n {
-        let [y0, y1, y2, y3, y4, y5] = input_column([d0[c], d1[c], d2[c], d3[c], d4[c], d5[c]]);
+    for c in n - n % L..n {
+        let [y0, y1, y2, y3, y4, y5] =
+            input_column::<_, FUSED>([d0[c], d1[c], d2[c], d3[c], d4[c], d5[c]]);
         (w0[c], w1[c], w2[c], w3[c], w4[c], w5[c]) = (y0, y1, y2, y3, y4, y5);
     }
 }
 
 /// `y = Aᵀ m` for six channel vectors `m` (F(4x4, 3x3)'s output transform).
 #[inline(always)]
-fn output_transform(m: [&[f32]; 6], y: [&mut [f32]; 4]) {
+fn output_transform<const L: usize, const FUSED: bool>(m: [&[f32]; 6], y: [&mut [f32]; 4]) {
     let n = y[0].len();
     let [m0, m1, m2, m3, m4, m5] = m;
     let [y0, y1, y2, y3] = y;
     {
-        let (x0, x1, x2) = (blocks(m0, n), blocks(m1, n), blocks(m2, n));
-        let (x3, x4, x5) = (blocks(m3, n), blocks(m4, n), blocks(m5, n));
-        let (z0, z1) = (blocks_mut(y0, n), blocks_mut(y1, n));
-        let (z2, z3) = (blocks_mut(y2, n), blocks_mut(y3, n));
-        for k in 0..n / LANES {
+        let (x0, x1, x2) = (blocks::<L>(m0, n), blocks::<L>(m1, n), blocks::<L>(m2, n));
+        let (x3, x4, x5) = (blocks::<L>(m3, n), blocks::<L>(m4, n), blocks::<L>(m5, n));
+        let (z0, z1) = (blocks_mut::<L>(y0, n), blocks_mut::<L>(y1, n));
+        let (z2, z3) = (blocks_mut::<L>(y2, n), blocks_mut::<L>(y3, n));
+        for k in 0..n / L {
             let x = [
                 Lanes(x0[k]),
                 Lanes(x1[k]),
@@ -676,12 +798,13 @@ fn output_transform(m: [&[f32]; 6], y: [&mut [f32]; 4]) {
                 Lanes(x4[k]),
                 Lanes(x5[k]),
             ];
-            let [r0, r1, r2, r3] = output_column(x);
+            let [r0, r1, r2, r3] = output_column::<_, FUSED>(x);
             (z0[k], z1[k], z2[k], z3[k]) = (r0.0, r1.0, r2.0, r3.0);
         }
     }
-    for c in n - n % LANES..n {
-        let [r0, r1, r2, r3] = output_column([m0[c], m1[c], m2[c], m3[c], m4[c], m5[c]]);
+    for c in n - n % L..n {
+        let [r0, r1, r2, r3] =
+            output_column::<_, FUSED>([m0[c], m1[c], m2[c], m3[c], m4[c], m5[c]]);
         (y0[c], y1[c], y2[c], y3[c]) = (r0, r1, r2, r3);
     }
 }
@@ -845,23 +968,27 @@ impl CpuNet {
 mod tests {
     use super::*;
 
-    /// The Winograd convolution, on the CPU's fastest path (AVX-512 where
-    /// it has it) and on the portable one, against the definition of a 3x3
-    /// convolution with padding 1: channel counts with and without a
-    /// remainder of 16, boards a 4x4 tile does not divide, with and without
-    /// the residual and ReLU.
+    /// The Winograd convolution on every path this CPU has, against the
+    /// definition of a 3x3 convolution with padding 1 (summed in f64):
+    /// channel counts with and without a remainder of 16, boards a 4x4 tile
+    /// does not divide, with and without the residual and ReLU. The vector
+    /// paths do the same arithmetic in the same order, so they agree to the
+    /// bit.
     #[test]
-    fn winograd_convolutions_match_the_definition_on_either_path() {
+    fn winograd_convolutions_match_the_definition_on_every_path() {
         let mut seed = 7u32;
         let mut next = move || {
             seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
             (seed >> 8) as f32 / (1 << 24) as f32 - 0.5
         };
+        let mut worst = 0.0f64;
         for &(cin, cout, height, width, batch, relu) in &[
             (64, 64, 11, 11, 1, true),
+            (64, 64, 11, 11, 14, false),
             (7, 64, 11, 11, 2, false),
             (64, 20, 6, 7, 3, true),
             (20, 36, 5, 9, 1, false),
+            (128, 128, 8, 8, 2, true),
         ] {
             let weight: Vec<f32> = (0..9 * cin * cout).map(|_| next()).collect();
             let bias: Vec<f32> = (0..cout).map(|_| next()).collect();
@@ -869,12 +996,12 @@ mod tests {
             let cells = height * width;
             let input: Vec<f32> = (0..batch * cells * cin).map(|_| next()).collect();
             let residual: Vec<f32> = (0..batch * cells * cout).map(|_| next()).collect();
-            let mut want = vec![0.0; batch * cells * cout];
+            let mut want = vec![0.0f64; batch * cells * cout];
             for b in 0..batch {
                 for y in 0..height {
                     for x in 0..width {
                         for o in 0..cout {
-                            let mut sum = bias[o];
+                            let mut sum = bias[o] as f64;
                             for ky in 0..3 {
                                 for kx in 0..3 {
                                     let (sy, sx) = (y + ky, x + kx);
@@ -884,12 +1011,12 @@ mod tests {
                                     let at = (b * cells + (sy - 1) * width + sx - 1) * cin;
                                     for i in 0..cin {
                                         let w = weight[((ky * 3 + kx) * cin + i) * cout + o];
-                                        sum += input[at + i] * w;
+                                        sum += input[at + i] as f64 * w as f64;
                                     }
                                 }
                             }
                             let k = (b * cells + y * width + x) * cout + o;
-                            sum += residual[k];
+                            sum += residual[k] as f64;
                             want[k] = if relu { sum.max(0.0) } else { sum };
                         }
                     }
@@ -901,18 +1028,32 @@ mod tests {
                 width,
             };
             let mut scratch = Vec::new();
-            let (mut fast, mut portable) = (vec![f32::NAN; want.len()], vec![f32::NAN; want.len()]);
             let r = Some(residual.as_slice());
-            conv.winograd(&input, board, &mut scratch, &mut fast, r, relu);
-            conv.winograd_inline(&input, board, &mut scratch, &mut portable, r, relu);
-            for (k, &w) in want.iter().enumerate() {
-                for (path, got) in [("fastest", fast[k]), ("portable", portable[k])] {
+            let scale = want.iter().fold(0.0f64, |m, w| m.max(w.abs()));
+            let mut vector: Option<(Simd, Vec<f32>)> = None;
+            for path in Simd::available() {
+                let mut got = vec![f32::NAN; want.len()];
+                conv.winograd_on(path, &input, board, &mut scratch, &mut got, r, relu);
+                for (k, (&w, &g)) in want.iter().zip(&got).enumerate() {
+                    let error = (g as f64 - w).abs() / scale;
+                    worst = worst.max(error);
                     assert!(
-                        (got - w).abs() < 1e-3,
-                        "{cin}->{cout} on {height}x{width}, the {path} path at {k}: {got} against {w}"
+                        error < 1e-5,
+                        "{cin}->{cout} on {height}x{width}, the {path} path at {k}: {g} against {w} (scale {scale})"
                     );
+                }
+                match (&vector, path) {
+                    (_, Simd::Portable) => {}
+                    (None, _) => vector = Some((path, got)),
+                    (Some((first, bits)), _) => assert!(
+                        bits.iter()
+                            .zip(&got)
+                            .all(|(x, y)| x.to_bits() == y.to_bits()),
+                        "{cin}->{cout}: the {path} path differs in its bits from {first}"
+                    ),
                 }
             }
         }
+        eprintln!("worst error, relative to the largest output: {worst:.2e}");
     }
 }

@@ -14,6 +14,7 @@ pub mod inference;
 mod kernels;
 mod microkernel;
 pub mod model;
+pub mod simd;
 pub mod weights;
 pub mod workers;
 
@@ -27,6 +28,7 @@ pub use config::{ModelConfig, ModelSection};
 pub use cpu::{CpuNet, CpuOutput};
 pub use inference::{CacheStats, InferenceOptions, NetEvaluator};
 pub use model::{Model, ModelOutput};
+pub use simd::{Simd, SimdError};
 pub use weights::{load_game_weights, load_weights, save_weights};
 pub use workers::{WorkerNet, WorkerNets};
 
