@@ -633,6 +633,7 @@ const LANES: usize = 16;
 /// Lanes a transform handles at once on the AVX2 path: one register. (Two,
 /// as 16 lanes would take, leave too few of its 16 registers for a
 /// transform's six inputs and their temporaries.)
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 const AVX2_LANES: usize = 8;
 
 /// `L` channels of one vector, for the transforms' arithmetic:
