@@ -31,7 +31,6 @@ pub struct SelfPlayBench {
     /// With `[selfplay] inference = "server"`: the shared network's calls.
     pub server: Option<crate::evaluator::ServerStats>,
     /// The instruction-set path of the native CPU kernels.
-    #[serde(default = "crate::nn::Simd::best")]
     pub simd: crate::nn::Simd,
 }
 
@@ -162,7 +161,6 @@ pub struct TrainBench {
     /// Whether the native CPU training pass ran them (else burn's graph).
     pub native_cpu: bool,
     /// The instruction-set path of the native CPU kernels.
-    #[serde(default = "crate::nn::Simd::best")]
     pub simd: crate::nn::Simd,
 }
 

@@ -5,7 +5,7 @@ mod common;
 
 use std::process::Output;
 
-use common::cli::{failed, succeeded, yz_in};
+use common::cli::{failed, succeeded, yz_in, yz_in_env};
 
 fn text(out: &Output) -> String {
     format!(
@@ -220,12 +220,7 @@ fn a_network_player_names_its_backend() {
 
 /// `yinsh-zero ARGS` with `YINSH_ZERO_SIMD` set to `path`, from `dir`.
 fn yz_on_path(dir: &std::path::Path, path: &str, args: &[&str]) -> Output {
-    std::process::Command::new(common::cli::BIN)
-        .current_dir(dir)
-        .env("YINSH_ZERO_SIMD", path)
-        .args(args)
-        .output()
-        .expect("the binary starts")
+    yz_in_env(dir, ("YINSH_ZERO_SIMD", path), args)
 }
 
 /// `bench nn --simd` and `YINSH_ZERO_SIMD` force the CPU kernels' path:

@@ -55,7 +55,6 @@ pub struct BatchRate {
     pub gflops: f64,
     /// `gflops` over the core's FMA peak (`NnBench::fma_peak_gflops`): above
     /// 1 only by doing fewer multiplies than a direct convolution.
-    #[serde(default)]
     pub peak_share: Option<f64>,
 }
 
@@ -80,17 +79,13 @@ pub struct NnBench {
     pub gflops: f64,
     pub by_batch: Vec<BatchRate>,
     /// The instruction-set path the native pass's kernels took.
-    #[serde(default = "Simd::best")]
     pub simd: Simd,
     /// The CPU's model name, where the system says.
-    #[serde(default)]
     pub cpu: Option<String>,
     /// The CPU's vector extensions ([`simd::cpu_flags`]).
-    #[serde(default)]
     pub cpu_flags: Vec<String>,
     /// One core's fp32 FMA peak on the path's registers, GFLOP/s
     /// ([`simd::fma_peak_gflops`]).
-    #[serde(default)]
     pub fma_peak_gflops: Option<f64>,
 }
 
@@ -116,7 +111,8 @@ pub fn bench_nn<G: Game>(game: &G, opts: &BenchOptions) -> Result<NnBench, NnErr
     let positions = sample_positions(game, most.max(opts.self_play_batch), 0x5eed);
     let flops = opts.model.flops_per_position(&shape);
     let path = Simd::active();
-    let peak = simd::fma_peak_gflops(path, 0.5);
+    // Half a second measures the peak steadily; a shorter bench asks less.
+    let peak = simd::fma_peak_gflops(path, opts.min_seconds.min(0.5));
 
     let mut by_batch = Vec::new();
     let mut sizes = opts.batches.clone();

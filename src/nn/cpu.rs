@@ -257,20 +257,17 @@ impl Conv {
 /// `c[m x n] = a[m x k] x b[k x n]`, all row-major and contiguous, on
 /// every thread of the current rayon pool if `parallel`; alone on its
 /// thread, in `path`'s registers where it can.
-#[allow(clippy::too_many_arguments)]
 #[inline(always)]
 fn matmul(
     path: Simd,
-    m: usize,
-    k: usize,
-    n: usize,
+    (m, k, n): (usize, usize, usize),
     a: &[f32],
     b: &[f32],
     c: &mut [f32],
     parallel: bool,
 ) {
     let alone = !parallel || pool_threads() == 1;
-    if alone && microkernel::product(path, m, k, n, a, b, c) {
+    if alone && microkernel::product(path, (m, k, n), a, b, c) {
         return;
     }
     gemm((m, n, k), c, a, (k, 1), b, (n, 1), false, parallel);
@@ -363,16 +360,8 @@ impl Conv {
         let (cin, cout) = (self.cin, self.cout);
         let out = &mut out[..rows * cout];
         if self.kernel == 1 {
-            matmul(
-                Simd::active(),
-                rows,
-                cin,
-                cout,
-                input,
-                &self.weight,
-                out,
-                true,
-            );
+            let shape = (rows, cin, cout);
+            matmul(Simd::active(), shape, input, &self.weight, out, true);
             finish(out, &self.bias, residual, relu);
             return;
         }
@@ -546,9 +535,7 @@ impl Conv {
             for xi in 0..36 {
                 matmul(
                     path,
-                    tiles,
-                    cin,
-                    cout,
+                    (tiles, cin, cout),
                     &v[xi * tiles * cin..(xi + 1) * tiles * cin],
                     &self.winograd[xi * cin * cout..(xi + 1) * cin * cout],
                     &mut m[xi * tiles * cout..(xi + 1) * tiles * cout],

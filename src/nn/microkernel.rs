@@ -45,9 +45,7 @@ pub(super) fn available(path: Simd, n: usize) -> bool {
 /// If a slice is shorter than its matrix.
 pub(super) fn product(
     path: Simd,
-    m: usize,
-    k: usize,
-    n: usize,
+    (m, k, n): (usize, usize, usize),
     a: &[f32],
     b: &[f32],
     c: &mut [f32],
@@ -270,7 +268,7 @@ mod tests {
             let mut first: Option<Vec<f32>> = None;
             for &path in &paths {
                 let mut c = vec![f32::NAN; m * n];
-                assert!(product(path, m, k, n, &a, &b, &mut c), "{path}");
+                assert!(product(path, (m, k, n), &a, &b, &mut c), "{path}");
                 for i in 0..m {
                     for j in 0..n {
                         let want: f32 = (0..k).map(|p| a[i * k + p] * b[p * n + j]).sum();
@@ -306,7 +304,7 @@ mod tests {
         let a: Vec<f32> = (0..m * k).map(|i| (i % 7) as f32 - 3.0).collect();
         let b: Vec<f32> = (0..k * n).map(|i| (i % 5) as f32 * 0.5).collect();
         let mut c = vec![f32::NAN; m * n];
-        assert!(product(Simd::Avx2, m, k, n, &a, &b, &mut c));
+        assert!(product(Simd::Avx2, (m, k, n), &a, &b, &mut c));
         for i in 0..m {
             for j in 0..n {
                 // Small integers and halves: every sum is exact.

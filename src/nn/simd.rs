@@ -101,7 +101,10 @@ impl Simd {
 
     /// The fastest path this CPU can run.
     pub fn best() -> Simd {
-        Simd::available()[0]
+        Simd::ALL
+            .into_iter()
+            .find(|s| s.is_available())
+            .unwrap_or(Simd::Portable)
     }
 
     /// The path the kernels take now: the one [`force`]d, else the one

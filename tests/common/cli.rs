@@ -31,6 +31,21 @@ where
     output(Command::new(BIN).current_dir(dir).args(args))
 }
 
+/// [`yz_in`] with the environment variable `name` set to `value`.
+#[track_caller]
+pub fn yz_in_env<I, A>(dir: impl AsRef<Path>, (name, value): (&str, &str), args: I) -> Output
+where
+    I: IntoIterator<Item = A>,
+    A: AsRef<OsStr>,
+{
+    output(
+        Command::new(BIN)
+            .current_dir(dir)
+            .env(name, value)
+            .args(args),
+    )
+}
+
 #[track_caller]
 fn output(command: &mut Command) -> Output {
     match command.output() {
