@@ -98,6 +98,13 @@ pub struct CheckpointMeta {
     /// taken with the weight; 0 (left out of the file): none.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub score_threshold: f32,
+    /// CPU time (user plus system, every thread) the run's `train`
+    /// processes had spent when this checkpoint was written, all sittings
+    /// together: what `[loop] cpu_hours` budgets. Self-play workers' time
+    /// is their own processes' and not counted. 0 (left out of the file):
+    /// not counted, as in checkpoints written before it was.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub cpu_seconds: f64,
 }
 
 impl CheckpointMeta {
@@ -122,6 +129,7 @@ impl CheckpointMeta {
             averaged_from: Vec::new(),
             score_weight: 0.0,
             score_threshold: 0.0,
+            cpu_seconds: 0.0,
         }
     }
 }

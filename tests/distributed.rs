@@ -199,7 +199,9 @@ fn a_trainer_learns_only_from_two_workers_and_they_end_with_the_run(kind: Kind) 
     let trainer_log = log(d, "trainer.log");
     assert!(status.success(), "trainer failed:\n{trainer_log}");
     assert!(
-        trainer_log.contains("trained generations 1 to 4 (the config's limit is reached)"),
+        trainer_log.contains(
+            "trained generations 1 to 4 (the config's limit is reached: generations = 4)"
+        ),
         "{trainer_log}"
     );
     let finished: serde_json::Value =

@@ -61,6 +61,7 @@ fn a_safetensors_export_reloads_with_identical_outputs() {
         averaged_from: vec![],
         score_weight: 0.0,
         score_threshold: 0.0,
+        cpu_seconds: 0.0,
     };
     let ckpts = tmp.path().join("checkpoints");
     let dir = checkpoint::save(&ckpts, &meta, &model, None).unwrap();
@@ -188,6 +189,7 @@ fn trained_checkpoint(root: &std::path::Path, shape: &ModelSection) -> std::path
         averaged_from: vec![],
         score_weight: 0.0,
         score_threshold: 0.0,
+        cpu_seconds: 0.0,
     };
     checkpoint::save(&root.join("checkpoints"), &meta, &t.inference_model(), None).unwrap()
 }

@@ -127,7 +127,7 @@ fn the_tiny_loop_writes_checkpoints_metrics_and_resumes() {
     }
     assert!(
         said.contains(
-            "trained generations 1 to 2 (the config's limit is reached); best network: generation"
+            "trained generations 1 to 2 (the config's limit is reached: generations = 2); best network: generation"
         ),
         "{said}"
     );
@@ -170,6 +170,24 @@ fn the_tiny_loop_writes_checkpoints_metrics_and_resumes() {
     let m3 = checkpoint::read_meta(&ckpts.join("000003")).unwrap();
     assert!(m3.train_steps > m2.train_steps);
     assert!(m3.positions_generated > m2.positions_generated);
+    // CPU time adds up over sittings: the second process's generation
+    // carries the first's time too.
+    assert!(m2.cpu_seconds > 0.0, "{m2:?}");
+    assert!(m3.cpu_seconds > m2.cpu_seconds, "{m2:?} {m3:?}");
+
+    // A CPU-hour budget counts the earlier sittings: one the run has
+    // already spent stops a resume before any new generation.
+    let spent = m3.cpu_seconds / 3600.0;
+    let budget = tiny(&format!("loop.generations = 10\nloop.cpu_hours = {spent}"));
+    let cfg_cpu = write_config(tmp.path(), "cpu.toml", &budget);
+    let said = succeeded(&train(&cfg_cpu, &run));
+    assert!(
+        said.contains(&format!(
+            "no generation completed (the config's limit is reached: cpu_hours = {spent})"
+        )),
+        "{said}"
+    );
+    assert_eq!(checkpoint::list(&ckpts).unwrap(), vec![0, 1, 2, 3]);
     let status = yz(["status", "--run", run.to_str().unwrap()]);
     let text = String::from_utf8_lossy(&status.stdout);
     assert!(text.contains("generation 3"), "{text}");

@@ -227,10 +227,9 @@ fn print_workers(all: &[WorkerTally]) {
 
 /// What a `train` invocation did, in words.
 fn summary_line(s: &LoopSummary) -> String {
-    let stopped = if s.interrupted {
-        "stopped early; run the same command to resume"
-    } else {
-        "the config's limit is reached"
+    let stopped = match &s.limit {
+        Some(limit) if !s.interrupted => format!("the config's limit is reached: {limit}"),
+        _ => "stopped early; run the same command to resume".to_string(),
     };
     match s.last_generation.checked_sub(s.first_generation) {
         Some(n) => format!(

@@ -131,6 +131,11 @@ pub struct LoopConfig {
     pub generations: u64,
     /// Stop after this many hours of this process (0 = no limit).
     pub hours: f64,
+    /// Stop once the run's `train` processes have spent this many hours of
+    /// CPU time, all sittings together (0 = no limit). Unlike `hours` it
+    /// neither restarts on a resume nor stretches with a busy machine: a
+    /// quiet hour on two cores is two CPU-hours.
+    pub cpu_hours: f64,
     /// Self-play games per generation.
     pub games_per_generation: u64,
     /// Seed of everything random in the run.
@@ -180,6 +185,7 @@ impl Default for LoopConfig {
         LoopConfig {
             generations: 0,
             hours: 0.0,
+            cpu_hours: 0.0,
             games_per_generation: 96,
             seed: 1,
             backend: BackendKind::Flex,
@@ -333,6 +339,7 @@ impl Default for RunConfig {
 pub const SAFE_TO_CHANGE: &[&str] = &[
     "loop.generations",
     "loop.hours",
+    "loop.cpu_hours",
     "loop.games_per_generation",
     "loop.backend",
     "loop.selfplay",
@@ -538,11 +545,10 @@ impl RunConfig {
         if self.run.games_per_generation == 0 {
             return Err("loop.games_per_generation must be at least 1".into());
         }
-        if !(self.run.hours.is_finite() && self.run.hours >= 0.0) {
-            return Err(format!(
-                "loop.hours must be zero or more, got {}",
-                self.run.hours
-            ));
+        for (key, hours) in [("hours", self.run.hours), ("cpu_hours", self.run.cpu_hours)] {
+            if !(hours.is_finite() && hours >= 0.0) {
+                return Err(format!("loop.{key} must be zero or more, got {hours}"));
+            }
         }
         let g = &self.gating;
         if g.enabled && g.games == 0 {

@@ -91,6 +91,12 @@ pub(crate) fn checkpoint_meta<G: Game>(
     }
 }
 
+/// CPU seconds this process has spent (0 where the platform does not say:
+/// a `[loop] cpu_hours` budget then never ends a run).
+pub(crate) fn process_cpu_seconds() -> f64 {
+    crate::util::clock::cpu_time().map_or(0.0, |t| t.as_secs_f64())
+}
+
 /// Runs `f` in a pool of `threads` threads (0 = the global pool): the CPU
 /// backend's loops and matrix products use the rayon pool they run in, so
 /// a pool of n threads bounds training to n cores.

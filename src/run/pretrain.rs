@@ -384,6 +384,8 @@ pub fn warm_start<G: GamePlayers>(
             .map(|(p, _)| run.relative(p))
             .collect(),
         replay_spent: window.spent_files(),
+        // A warm start is a new run's first work, in this process.
+        cpu_seconds: super::process_cpu_seconds(),
         ..super::checkpoint_meta(game, cfg, 0)
     };
     let optimizer = trainer

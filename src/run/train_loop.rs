@@ -46,6 +46,9 @@ pub struct LoopSummary {
     pub last_generation: u64,
     pub best: u64,
     pub interrupted: bool,
+    /// The config's limit that ended the loop, as the config says it
+    /// (`generations = 4`, `cpu_hours = 2`); `None` when it was stopped.
+    pub limit: Option<String>,
 }
 
 /// Loads the config a run must use: the frozen `<run>/config.toml` if the
@@ -155,10 +158,13 @@ fn run_loop<G: GamePlayers>(
     // A run that was finished and is trained further is not finished any
     // more: workers started from here on must play.
     if let Some(s) = shared {
-        let next = checkpoint::list(&run.checkpoints())?
-            .last()
-            .map_or(1, |g| g + 1);
-        if limit_reached(&cfg, next, started).is_none() && s.finished()?.is_some() {
+        let ckpts = run.checkpoints();
+        let newest = checkpoint::list(&ckpts)?.last().copied();
+        let next = newest.map_or(1, |g| g + 1);
+        let cpu_seconds = newest
+            .and_then(|g| checkpoint::read_meta(&checkpoint::generation_dir(&ckpts, g)).ok())
+            .map_or(0.0, |m| m.cpu_seconds);
+        if limit_reached(&cfg, next, started, cpu_seconds).is_none() && s.finished()?.is_some() {
             s.clear_finished()?;
         }
     }
@@ -171,21 +177,24 @@ fn run_loop<G: GamePlayers>(
             last_generation: 0,
             best: 0,
             interrupted: true,
+            limit: None,
         });
     }
     let mut lp = Loop::open(game, run, shared, cfg, stop)?;
     let first_generation = lp.meta.generation + 1;
     let mut g = first_generation;
     let mut interrupted = false;
+    let mut reached = None;
     loop {
-        if let Some(limit) = limit_reached(&lp.ctx.cfg, g, started) {
+        if let Some(limit) = limit_reached(&lp.ctx.cfg, g, started, lp.run_cpu_seconds()) {
             // Workers stop when they see this (docs/distributed.md).
             lp.ctx.publish.finished(&Finished {
                 generation: g - 1,
                 best: lp.best,
-                limit,
+                limit: limit.clone(),
                 at_unix: now_unix(),
             })?;
+            reached = Some(limit);
             break;
         }
         match lp.generation(g)? {
@@ -207,18 +216,22 @@ fn run_loop<G: GamePlayers>(
         last_generation: g - 1,
         best: lp.best,
         interrupted,
+        limit: reached,
     })
 }
 
 /// The config's limit (as the config says it) that stops the loop before
-/// generation `g`, in a `train` started at `started`; `None` if `g` is
-/// to be trained.
-fn limit_reached(cfg: &RunConfig, g: u64, started: Instant) -> Option<String> {
+/// generation `g`, in a `train` started at `started` on a run that has
+/// spent `cpu_seconds`; `None` if `g` is to be trained.
+fn limit_reached(cfg: &RunConfig, g: u64, started: Instant, cpu_seconds: f64) -> Option<String> {
     if cfg.run.generations > 0 && g > cfg.run.generations {
         return Some(format!("generations = {}", cfg.run.generations));
     }
     if cfg.run.hours > 0.0 && started.elapsed().as_secs_f64() > cfg.run.hours * 3600.0 {
         return Some(format!("hours = {}", cfg.run.hours));
+    }
+    if cfg.run.cpu_hours > 0.0 && cpu_seconds >= cfg.run.cpu_hours * 3600.0 {
+        return Some(format!("cpu_hours = {}", cfg.run.cpu_hours));
     }
     None
 }
@@ -246,6 +259,9 @@ struct Loop<'a, G: GamePlayers> {
     best: u64,
     collector: Collector,
     averager: Averager,
+    /// The run's CPU seconds before this process, less this process's at
+    /// the start: with the process's own, the run's so far.
+    cpu_base: f64,
 }
 
 impl<'a, G: GamePlayers> Loop<'a, G> {
@@ -294,6 +310,7 @@ impl<'a, G: GamePlayers> Loop<'a, G> {
         }
         let mut window = ReplayWindow::new(game.clone(), cfg.replay.clone());
         restore_window(&mut window, run, &meta, latest);
+        let cpu_base = meta.cpu_seconds - super::process_cpu_seconds();
         Ok(Loop {
             ctx: RunCtx {
                 game,
@@ -310,7 +327,13 @@ impl<'a, G: GamePlayers> Loop<'a, G> {
             best,
             collector: Collector::default(),
             averager: Averager::default(),
+            cpu_base,
         })
+    }
+
+    /// The run's CPU seconds so far, every sitting together.
+    fn run_cpu_seconds(&self) -> f64 {
+        self.cpu_base + super::process_cpu_seconds()
     }
 
     /// Generation `g`: its games (self-play or the workers'), training,
@@ -413,6 +436,7 @@ impl<'a, G: GamePlayers> Loop<'a, G> {
                 .collect(),
             replay_spent: self.window.spent_files(),
             games_played: self.meta.games_played + games,
+            cpu_seconds: self.run_cpu_seconds(),
             ..super::checkpoint_meta(self.ctx.game, &self.ctx.cfg, g)
         }
     }
@@ -429,9 +453,10 @@ impl<'a, G: GamePlayers> Loop<'a, G> {
             ),
         };
         eprintln!(
-            "generation {g}: {} positions in window, {} steps, {verdict}",
+            "generation {g}: {} positions in window, {} steps, {verdict}, {:.2} CPU-hours",
             self.window.len(),
             self.trainer.steps(),
+            self.run_cpu_seconds() / 3600.0,
         );
     }
 }

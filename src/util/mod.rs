@@ -2,6 +2,7 @@
 //! which knows a game, a network or a run.
 
 pub mod atomic;
+pub mod clock;
 pub mod excerpt;
 pub mod out;
 pub mod seed;

@@ -31,6 +31,7 @@ use super::bitboard::CELLS;
 use super::position::Position;
 use super::solve::{Score, Solver};
 use crate::game::State;
+use crate::util::clock::cpu_time;
 
 /// The folder the test set ships in, under the project's root.
 pub const DEFAULT_DIR: &str = "data/connect4/testset";
@@ -401,23 +402,6 @@ impl Clock {
             _ => self.wall.elapsed(),
         }
     }
-}
-
-/// User and system time of this process so far.
-#[cfg(unix)]
-fn cpu_time() -> Option<Duration> {
-    // SAFETY: getrusage only writes the struct it is given.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) } != 0 {
-        return None;
-    }
-    let t = |v: libc::timeval| Duration::new(v.tv_sec as u64, v.tv_usec as u32 * 1000);
-    Some(t(usage.ru_utime) + t(usage.ru_stime))
-}
-
-#[cfg(not(unix))]
-fn cpu_time() -> Option<Duration> {
-    None
 }
 
 /// Whether the game from `pos` ends within 27 plies under perfect play
