@@ -456,7 +456,7 @@ fn the_encoding_sees_the_board_from_the_player_to_act() {
 /// Run c4w's network 573, trained on three planes.
 const C4W_573: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/checkpoints/connect-four/seventh-run/4h/000573"
+    "/tests/data/networks/connect4-c4w/000573"
 );
 
 /// The outputs for `positions` of run c4w's 573 (shipped until the threat

@@ -260,7 +260,7 @@ fn a_win_proved_below_a_column_is_not_hidden_by_other_visits() {
     assert_eq!(score(Column::new(2).unwrap()), -14);
     let net = concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/checkpoints/connect-four/sixth-run/4h/000438"
+        "/tests/data/networks/connect4-c4v/000438"
     );
     for solver in [false, true] {
         let spec = format!("net-mcts:checkpoint={net},sims=600,solver={solver}");

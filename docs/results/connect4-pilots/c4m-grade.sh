@@ -1,5 +1,5 @@
 #!/bin/bash
-# Usage: runs/c4m-grade.sh GEN — the pilots' grades (checkpoints/connect-four/pilots/README.md)
+# Usage: runs/c4m-grade.sh GEN — the pilots' grades (docs/results/connect4-pilots/README.md)
 # for pilot M's generation GEN (6 digits), or its best when GEN is "best".
 cd "$(dirname "$0")/.."
 bin=runs/bin/yinsh-zero-70d8539

@@ -1,5 +1,5 @@
 #!/bin/bash
-# The pilots' grades (checkpoints/connect-four/pilots/README.md) for c4pa2's best network.
+# The pilots' grades (docs/results/connect4-pilots/README.md) for c4pa2's best network.
 cd "$(dirname "$0")/.."
 bin=runs/bin/yinsh-zero-c847bd5
 g=$(cat runs/c4pa2/checkpoints/best); net=runs/c4pa2/checkpoints/$g; out=runs/c4pa2-grades; mkdir -p $out

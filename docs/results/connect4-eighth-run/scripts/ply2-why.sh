@@ -62,7 +62,7 @@ PY
 echo "# 5. 643 (shipped) at 600 simulations against perfect after 4 and each central answer"
 punish "$shipped" 643
 
-seventh=checkpoints/connect-four/seventh-run/4h/000573
+seventh=tests/data/networks/connect4-c4w/000573
 echo "# 6. Run c4w's 573 (shipped before 643; answers 4 after 4): its answer, White's values after 4 then 2-6 (200 simulations), and its games as in 5"
 echo "answer to 4: $(ask 4 600 "net-mcts:checkpoint=$seventh,sims=600")"
 line="values:"

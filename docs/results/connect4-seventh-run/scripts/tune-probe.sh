@@ -3,7 +3,7 @@
 # `perfect`: each position searched by a fresh engine at 600 simulations
 # with c_PUCT and the priors' temperature varied.
 # Usage (from the repository root): c4-tune-probe.sh NETWORK > probe.txt
-net=${1:-checkpoints/connect-four/000573}
+net=${1:-tests/data/networks/connect4-c4w/000573}
 bin=target/release/yinsh-zero
 for moves in 44444432655552367 44444456233653366 44444456233663621; do
   echo "== $moves (ply $(( ${#moves} + 1 )))"

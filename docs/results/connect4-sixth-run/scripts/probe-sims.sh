@@ -3,7 +3,7 @@
 # position searched by a fresh engine (no tree carried over) at several budgets,
 # with and without the search's solver, beside the exact column scores.
 # Usage (from the repository root): probe-sims.sh NETWORK > probe.txt
-net=${1:-checkpoints/connect-four/sixth-run/4h/000438}
+net=${1:-tests/data/networks/connect4-c4v/000438}
 bin=target/release/yinsh-zero
 for moves in 4 444 44444 4444443 44444456233336521; do
   echo "== $moves (ply $(( ${#moves} + 1 )))"
