@@ -344,7 +344,7 @@ pub enum GoLine<A> {
 /// Reads one line (surrounding white space aside) that a program wrote
 /// after `go` at `pos`; the error says why a `bestmove` is not a legal
 /// decision there. The protocol client's whole reading of a program's
-/// answer to `go` (tests/fuzz_targets.rs feeds it arbitrary lines).
+/// answer to `go` (tests/it/fuzz_targets.rs feeds it arbitrary lines).
 ///
 /// ```
 /// use yinsh_zero::engine::{GoLine, read_go_line};

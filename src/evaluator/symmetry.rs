@@ -82,7 +82,7 @@ impl<G: Game, E: Evaluator<G::State>> Evaluator<G::State> for SymmetryAverage<G,
                         let j = self.slot[self.game.transform_index(index, s)];
                         // The image of a legal action is legal in the image
                         // of the position (the game's symmetry tables
-                        // promise it; tests/nn_symmetry.rs checks it).
+                        // promise it; tests/it/nn_symmetry.rs checks it).
                         debug_assert!(j != u32::MAX, "symmetry {s} maps a legal action off");
                         if let Some(p) = e.priors.get(j as usize) {
                             priors[i] += p;

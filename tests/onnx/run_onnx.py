@@ -1,4 +1,4 @@
-"""Runs an exported yinsh-zero ONNX model in onnxruntime, for tests/export.rs.
+"""Runs an exported yinsh-zero ONNX model in onnxruntime, for tests/it/export.rs.
 
 usage: run_onnx.py MODEL INPUTS N OUTPUTS
 INPUTS holds N x 16 x 11 x 11 little-endian f32; OUTPUTS receives, per

@@ -119,7 +119,7 @@ mod tests {
 
     #[test]
     fn two_passes_in_succession_end_the_game_scored_by_rings_removed() {
-        // White is walled in (see tests/rules.rs); pretend Black just passed.
+        // White is walled in (see tests/it/rules.rs); pretend Black just passed.
         let mut pos = Position::setup(
             "Wa2 Wa3 Wa4 Wa5 Wb1 Bb2 Bb3 Bb4 Bb5 Bb6 wc1 bd1 we1 wc2 bd3 we4 bf5 wg6 bh7 wi8 bj9 wk10",
             [0, 0],
