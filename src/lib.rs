@@ -11,6 +11,7 @@
 pub mod arena;
 pub mod bench;
 pub mod checkpoint;
+pub mod cli;
 pub mod encode;
 pub mod engine;
 pub mod evaluator;

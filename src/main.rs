@@ -1,7 +1,5 @@
-//! The `yinsh-zero` command line: parse, call the library, print.
-
-mod cli;
+//! The `yinsh-zero` command line: the library's, with its own games.
 
 fn main() -> std::process::ExitCode {
-    cli::main()
+    yinsh_zero::cli::main()
 }

@@ -2,10 +2,10 @@
 
 use std::path::PathBuf;
 
-use yinsh_zero::arena::GamePlayers;
-use yinsh_zero::checkpoint::{self, CheckpointMeta};
-use yinsh_zero::games::{GameTask, with_game};
-use yinsh_zero::nn::BackendKind;
+use crate::arena::GamePlayers;
+use crate::checkpoint::{self, CheckpointMeta};
+use crate::games::{GameTask, Registry};
+use crate::nn::BackendKind;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -36,10 +36,10 @@ impl GameTask for Average<'_> {
     }
 }
 
-pub fn run(args: Args) -> anyhow::Result<()> {
+pub fn run<R: Registry>(args: Args) -> anyhow::Result<()> {
     let first = checkpoint::resolve(&args.checkpoints[0])?;
     let meta = checkpoint::read_meta(&first)?;
-    let m = with_game(&meta.game, &meta.variant, Average(&args))??;
+    let m = R::with_game(&meta.game, &meta.variant, Average(&args))??;
     let g = &m.averaged_from;
     println!(
         "wrote {}: the mean of {} {}x{} networks of {} ({}), generations {}",

@@ -3,18 +3,18 @@
 use anyhow::ensure;
 use clap::Subcommand;
 
-use yinsh_zero::arena::GamePlayers;
-use yinsh_zero::arena::{MAX_THREADS, default_batch};
-use yinsh_zero::bench::{SelfPlayBench, TrainBench, bench_selfplay, bench_train, bench_workers};
-use yinsh_zero::checkpoint;
-use yinsh_zero::games::{GAMES, GameTask, default_variant, with_game};
-use yinsh_zero::mcts::{
+use crate::arena::GamePlayers;
+use crate::arena::{MAX_THREADS, default_batch};
+use crate::bench::{SelfPlayBench, TrainBench, bench_selfplay, bench_train, bench_workers};
+use crate::checkpoint;
+use crate::games::{GameTask, Registry};
+use crate::mcts::{
     OneGameBench, SearchBench, SearchConfig, bench_one_game, bench_search, bench_search_with,
 };
-use yinsh_zero::nn::{BenchOptions, NnError, bench_nn};
-use yinsh_zero::nn::{InferenceOptions, NetEvaluator};
-use yinsh_zero::run::config::RunConfig;
-use yinsh_zero::selfplay::SelfPlayError;
+use crate::nn::{BenchOptions, NnError, bench_nn};
+use crate::nn::{InferenceOptions, NetEvaluator};
+use crate::run::config::RunConfig;
+use crate::selfplay::SelfPlayError;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -28,7 +28,7 @@ pub enum What {
     /// A game's own benchmarks (YINSH: `engine`, the rules engine;
     /// `baselines`, its classical players).
     #[command(flatten)]
-    Game(yinsh_zero::games::GameBench),
+    Game(crate::games::GameBench),
     /// The tree search on one thread with games in flight as in self-play:
     /// simulations per second with a uniform evaluator (search overhead
     /// alone) and the default network. With --threads N above 1: one game's
@@ -66,9 +66,10 @@ pub struct WorkersArgs {
 
 #[derive(clap::Args)]
 pub struct NnArgs {
-    /// The game whose network or search is timed.
-    #[arg(long, default_value = GAMES[0])]
-    pub game: String,
+    /// The game whose network or search is timed (default: the home game,
+    /// `yinsh` in `yinsh-zero`).
+    #[arg(long)]
+    pub game: Option<String>,
     /// Seconds per batch size.
     #[arg(long, default_value_t = 1.0)]
     pub seconds: f64,
@@ -138,9 +139,10 @@ pub struct TrainArgs {
 
 #[derive(clap::Args)]
 pub struct SearchArgs {
-    /// The game whose network or search is timed.
-    #[arg(long, default_value = GAMES[0])]
-    pub game: String,
+    /// The game whose network or search is timed (default: the home game,
+    /// `yinsh` in `yinsh-zero`).
+    #[arg(long)]
+    pub game: Option<String>,
     /// Seconds to measure for.
     #[arg(long, default_value_t = 3.0)]
     pub seconds: f64,
@@ -185,13 +187,13 @@ pub struct SearchArgs {
     pub backend: super::BackendArg,
 }
 
-pub fn run(args: Args) -> anyhow::Result<()> {
+pub fn run<R: Registry>(args: Args) -> anyhow::Result<()> {
     match args.what {
         What::Game(b) => b.run(),
-        What::Search(a) => search(a),
-        What::Nn(a) => nn(a),
-        What::Selfplay(a) => selfplay(a),
-        What::Train(a) => train(a),
+        What::Search(a) => search::<R>(a),
+        What::Nn(a) => nn::<R>(a),
+        What::Selfplay(a) => selfplay::<R>(a),
+        What::Train(a) => train::<R>(a),
         What::Workers(a) => workers(a),
     }
 }
@@ -204,10 +206,10 @@ fn check_seconds(seconds: f64) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn nn(args: NnArgs) -> anyhow::Result<()> {
+fn nn<R: Registry>(args: NnArgs) -> anyhow::Result<()> {
     check_seconds(args.seconds)?;
     args.simd.apply()?;
-    let mut model = yinsh_zero::nn::ModelConfig::new();
+    let mut model = crate::nn::ModelConfig::new();
     model.blocks = args.blocks.unwrap_or(model.blocks);
     model.channels = args.channels.unwrap_or(model.channels);
     let default = RunConfig::load(None)?;
@@ -232,13 +234,14 @@ fn nn(args: NnArgs) -> anyhow::Result<()> {
     };
     struct Nn(BenchOptions);
     impl GameTask for Nn {
-        type Output = Result<yinsh_zero::nn::NnBench, NnError>;
+        type Output = Result<crate::nn::NnBench, NnError>;
         fn run<G: GamePlayers>(self, game: G) -> Self::Output {
             bench_nn(&game, &self.0)
         }
     }
-    let variant = default_variant(&args.game)?;
-    let b = with_game(&args.game, variant, Nn(opts))??;
+    let game = super::game_of::<R>(&args.game);
+    let variant = R::default_variant(game)?;
+    let b = R::with_game(game, variant, Nn(opts))??;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&b)?);
     } else {
@@ -248,7 +251,7 @@ fn nn(args: NnArgs) -> anyhow::Result<()> {
 }
 
 /// `bench nn`'s report as text.
-fn print_nn(b: &yinsh_zero::nn::NnBench, threads: usize) {
+fn print_nn(b: &crate::nn::NnBench, threads: usize) {
     println!(
         "network {}x{} on {}{}, {} inference thread(s), {:.1} MFLOP/position",
         b.blocks,
@@ -272,7 +275,7 @@ fn print_nn(b: &yinsh_zero::nn::NnBench, threads: usize) {
         Some(p) => println!(
             "peak: {p:.1} GFLOP/s, one core's fp32 FMA loop in {} registers; GFLOP/s below \
              count a direct convolution's multiply-adds",
-            yinsh_zero::nn::simd::peak_path(b.simd)
+            crate::nn::simd::peak_path(b.simd)
         ),
         None => println!("peak: not measured on this architecture"),
     }
@@ -292,10 +295,10 @@ fn print_nn(b: &yinsh_zero::nn::NnBench, threads: usize) {
     );
 }
 
-fn train(args: TrainArgs) -> anyhow::Result<()> {
+fn train<R: Registry>(args: TrainArgs) -> anyhow::Result<()> {
     check_seconds(args.seconds)?;
     args.simd.apply()?;
-    let mut cfg = RunConfig::load(args.config.as_deref())?;
+    let mut cfg = RunConfig::load_for::<R>(args.config.as_deref())?;
     cfg.run.backend = args.backend.choose(cfg.run.backend);
     struct Bench<'a>(&'a RunConfig, f64, bool);
     impl GameTask for Bench<'_> {
@@ -304,7 +307,7 @@ fn train(args: TrainArgs) -> anyhow::Result<()> {
             bench_train(&game, self.0, self.1, self.2)
         }
     }
-    let b = with_game(
+    let b = R::with_game(
         &cfg.game.name,
         &cfg.game.variant,
         Bench(&cfg, args.seconds, args.burn_graph),
@@ -332,10 +335,10 @@ fn train(args: TrainArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn selfplay(args: SelfplayArgs) -> anyhow::Result<()> {
+fn selfplay<R: Registry>(args: SelfplayArgs) -> anyhow::Result<()> {
     check_seconds(args.seconds)?;
     args.simd.apply()?;
-    let mut cfg = RunConfig::load(args.config.as_deref())?;
+    let mut cfg = RunConfig::load_for::<R>(args.config.as_deref())?;
     cfg.run.backend = args.backend.choose(cfg.run.backend);
     struct Bench<'a>(&'a RunConfig, f64);
     impl GameTask for Bench<'_> {
@@ -344,7 +347,7 @@ fn selfplay(args: SelfplayArgs) -> anyhow::Result<()> {
             bench_selfplay(&game, self.0, self.1)
         }
     }
-    let b = with_game(&cfg.game.name, &cfg.game.variant, Bench(&cfg, args.seconds))??;
+    let b = R::with_game(&cfg.game.name, &cfg.game.variant, Bench(&cfg, args.seconds))??;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&b)?);
     } else {
@@ -387,8 +390,8 @@ fn selfplay(args: SelfplayArgs) -> anyhow::Result<()> {
 struct Search<'a> {
     args: &'a SearchArgs,
     cfg: &'a SearchConfig,
-    model: yinsh_zero::nn::ModelConfig,
-    backend: yinsh_zero::nn::BackendKind,
+    model: crate::nn::ModelConfig,
+    backend: crate::nn::BackendKind,
 }
 
 impl GameTask for Search<'_> {
@@ -406,7 +409,7 @@ impl GameTask for Search<'_> {
     }
 }
 
-fn search(args: SearchArgs) -> anyhow::Result<()> {
+fn search<R: Registry>(args: SearchArgs) -> anyhow::Result<()> {
     check_seconds(args.seconds)?;
     args.simd.apply()?;
     ensure!(args.sims > 0, "--sims must be at least 1");
@@ -415,7 +418,7 @@ fn search(args: SearchArgs) -> anyhow::Result<()> {
         "--threads must be from 1 to {MAX_THREADS}"
     );
     if args.threads > 1 {
-        return search_threads(args);
+        return search_threads::<R>(args);
     }
     let cfg = SearchConfig {
         simulations: args.sims,
@@ -425,7 +428,8 @@ fn search(args: SearchArgs) -> anyhow::Result<()> {
     cfg.validate()?;
     let default = RunConfig::load(None)?;
     let backend = args.backend.choose(default.run.backend);
-    let variant = default_variant(&args.game)?;
+    let game = super::game_of::<R>(&args.game);
+    let variant = R::default_variant(game)?;
     ensure!(
         args.checkpoint.is_none(),
         "--checkpoint is for the --threads comparison"
@@ -436,7 +440,7 @@ fn search(args: SearchArgs) -> anyhow::Result<()> {
         model: default.model.to_model_config(),
         backend,
     };
-    let (uniform, with_net) = with_game(&args.game, variant, task)??;
+    let (uniform, with_net) = R::with_game(game, variant, task)??;
     let report = serde_json::json!({
         "sims_per_s": with_net.sims_per_s_uniform,
         "sims_per_s_uniform": uniform.sims_per_s_uniform,
@@ -472,8 +476,8 @@ struct OneGame<'a> {
     args: &'a SearchArgs,
     cfg: SearchConfig,
     batch: usize,
-    model: yinsh_zero::nn::ModelConfig,
-    backend: yinsh_zero::nn::BackendKind,
+    model: crate::nn::ModelConfig,
+    backend: crate::nn::BackendKind,
 }
 
 impl GameTask for OneGame<'_> {
@@ -507,7 +511,7 @@ impl GameTask for OneGame<'_> {
     }
 }
 
-fn search_threads(args: SearchArgs) -> anyhow::Result<()> {
+fn search_threads<R: Registry>(args: SearchArgs) -> anyhow::Result<()> {
     let cfg = SearchConfig {
         simulations: args.sims,
         gumbel: args.gumbel,
@@ -524,8 +528,9 @@ fn search_threads(args: SearchArgs) -> anyhow::Result<()> {
         model: default.model.to_model_config(),
         backend: args.backend.choose(default.run.backend),
     };
-    let variant = default_variant(&args.game)?;
-    let rounds = with_game(&args.game, variant, task)??;
+    let game = super::game_of::<R>(&args.game);
+    let variant = R::default_variant(game)?;
+    let rounds = R::with_game(game, variant, task)??;
     let median = |i: usize| {
         let mut r: Vec<f64> = rounds.iter().map(|b| b[i].sims_per_s).collect();
         r.sort_by(f64::total_cmp);

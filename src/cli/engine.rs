@@ -4,12 +4,10 @@
 use std::io;
 use std::path::Path;
 
-use yinsh_zero::arena::{
-    GamePlayers, MAX_THREADS, available_cores, players_of, with_default_threads,
-};
-use yinsh_zero::checkpoint;
-use yinsh_zero::engine::{Engine, serve};
-use yinsh_zero::games::{GameTask, with_game};
+use crate::arena::{GamePlayers, MAX_THREADS, available_cores, players_of, with_default_threads};
+use crate::checkpoint;
+use crate::engine::{Engine, serve};
+use crate::games::{GameTask, Registry};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -28,9 +26,10 @@ pub struct Args {
     /// gathers batches of leaves from its tree and splits them over these.
     #[arg(long, default_value_t = available_cores())]
     pub threads: usize,
-    /// The game the engine plays (`game` on the protocol reports it).
-    #[arg(long, default_value = yinsh_zero::games::GAMES[0])]
-    pub game: String,
+    /// The game the engine plays (`game` on the protocol reports it; default:
+    /// the home game, `yinsh` in `yinsh-zero`).
+    #[arg(long)]
+    pub game: Option<String>,
     /// The variant a plain `newgame` starts (default: the game's first: `standard`,
     /// `nine`, `9x9`).
     #[arg(long)]
@@ -81,11 +80,12 @@ impl GameTask for Serve<'_> {
     }
 }
 
-pub fn run(args: Args) -> anyhow::Result<()> {
+pub fn run<R: Registry>(args: Args) -> anyhow::Result<()> {
     anyhow::ensure!(
         (1..=MAX_THREADS).contains(&args.threads),
         "--threads must be from 1 to {MAX_THREADS}"
     );
-    let variant = super::variant_of(&args.game, args.variant.as_deref(), false)?;
-    with_game(&args.game, variant, Serve(&args))?
+    let game = super::game_of::<R>(&args.game);
+    let variant = super::variant_of::<R>(game, args.variant.as_deref(), false)?;
+    R::with_game(game, variant, Serve(&args))?
 }

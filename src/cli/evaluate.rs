@@ -7,13 +7,13 @@ use std::time::Duration;
 use anyhow::{Context, bail, ensure};
 use serde::Serialize;
 
-use yinsh_zero::arena::{
+use crate::arena::{
     ArenaConfig, ArenaGame, EloFit, Evaluated, GamePlayers, Openings, PairingResult,
     RecordedTournament, Sprt, SprtReport, Verdict, fit_games, history_of,
 };
-use yinsh_zero::engine::{ExternalConfig, build_game_player, canonical_spec, check_game_spec};
-use yinsh_zero::game::{ActionOf, Game, State};
-use yinsh_zero::games::{GameTask, with_game};
+use crate::engine::{ExternalConfig, build_game_player, canonical_spec, check_game_spec};
+use crate::game::{ActionOf, Game, State};
+use crate::games::{GameTask, Registry};
 
 #[derive(clap::Args)]
 #[command(
@@ -41,9 +41,9 @@ pub struct Args {
     /// rerun to finish where it stopped). Default: from the clock (printed).
     #[arg(long)]
     pub seed: Option<u64>,
-    /// The game.
-    #[arg(long, default_value = yinsh_zero::games::GAMES[0])]
-    pub game: String,
+    /// The game (default: the home game, `yinsh` in `yinsh-zero`).
+    #[arg(long)]
+    pub game: Option<String>,
     /// The game's variant (default: the game's first: `standard`,
     /// `nine`, `9x9`).
     #[arg(long)]
@@ -140,9 +140,10 @@ struct JsonOut<'a> {
     history_file: Option<PathBuf>,
 }
 
-pub fn run(args: Args) -> anyhow::Result<()> {
-    let variant = super::variant_of(&args.game, args.variant.as_deref(), args.blitz)?;
-    with_game(&args.game, variant, Evaluate(&args))?
+pub fn run<R: Registry>(args: Args) -> anyhow::Result<()> {
+    let game = super::game_of::<R>(&args.game);
+    let variant = super::variant_of::<R>(game, args.variant.as_deref(), args.blitz)?;
+    R::with_game(game, variant, Evaluate(&args))?
 }
 
 /// The tournament on the game the flags name.
@@ -308,7 +309,7 @@ fn left_out<G: Game>(n: usize, dir: &std::path::Path) {
 /// Writes `out` as pretty JSON to `path`, whole or not at all.
 fn write_json(path: &std::path::Path, out: &JsonOut<'_>) -> anyhow::Result<()> {
     let text = serde_json::to_string_pretty(out)?;
-    yinsh_zero::util::write_atomic(path, text.as_bytes())
+    crate::util::write_atomic(path, text.as_bytes())
         .with_context(|| format!("writing {}", path.display()))
 }
 

@@ -2,11 +2,11 @@
 
 use std::path::PathBuf;
 
-use yinsh_zero::arena::GamePlayers;
-use yinsh_zero::checkpoint;
-use yinsh_zero::games::{GameTask, with_game};
-use yinsh_zero::nn::BackendKind;
-use yinsh_zero::nn::export::{Manifest, export_onnx, export_safetensors, manifest_path};
+use crate::arena::GamePlayers;
+use crate::checkpoint;
+use crate::games::{GameTask, Registry};
+use crate::nn::BackendKind;
+use crate::nn::export::{Manifest, export_onnx, export_safetensors, manifest_path};
 
 /// Export formats this build writes.
 #[derive(Clone, Copy, Debug, clap::ValueEnum)]
@@ -51,9 +51,9 @@ impl GameTask for Export<'_> {
     }
 }
 
-pub fn run(args: Args) -> anyhow::Result<()> {
+pub fn run<R: Registry>(args: Args) -> anyhow::Result<()> {
     let meta = checkpoint::read_meta(&args.checkpoint)?;
-    let m = with_game(&meta.game, &meta.variant, Export(&args))??;
+    let m = R::with_game(&meta.game, &meta.variant, Export(&args))??;
     println!(
         "wrote {} ({}: {} tensors, {}x{} network, generation {}) and {}",
         args.out.display(),

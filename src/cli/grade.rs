@@ -8,10 +8,10 @@ use std::path::PathBuf;
 
 use anyhow::{Context, bail, ensure};
 
-use yinsh_zero::arena::{GamePlayers, GradeRequest};
-use yinsh_zero::checkpoint;
-use yinsh_zero::games::{GAMES, GameTask, default_variant, with_game};
-use yinsh_zero::nn::BackendKind;
+use crate::arena::{GamePlayers, GradeRequest};
+use crate::checkpoint;
+use crate::games::{GameTask, Registry};
+use crate::nn::BackendKind;
 
 use super::BackendArg;
 
@@ -104,6 +104,8 @@ pub struct Args {
 struct Grade {
     variant: Option<String>,
     request: GradeRequest,
+    /// The registry's games that can be graded, for the error.
+    graded: Vec<&'static str>,
 }
 
 impl GameTask for Grade {
@@ -112,7 +114,7 @@ impl GameTask for Grade {
         let Some(grading) = G::grading() else {
             bail!(
                 "grade knows perfect play of {}, not of {}",
-                graded_games().join(" and "),
+                self.graded.join(" and "),
                 G::NAME
             )
         };
@@ -123,7 +125,7 @@ impl GameTask for Grade {
 }
 
 /// The registered games with perfect play to grade against.
-fn graded_games() -> Vec<&'static str> {
+fn graded_games<R: Registry>() -> Vec<&'static str> {
     struct Graded;
     impl GameTask for Graded {
         type Output = bool;
@@ -131,14 +133,15 @@ fn graded_games() -> Vec<&'static str> {
             G::grading().is_some()
         }
     }
-    GAMES
-        .iter()
-        .copied()
-        .filter(|g| default_variant(g).is_ok_and(|v| with_game(g, v, Graded).unwrap_or(false)))
+    R::names()
+        .into_iter()
+        .filter(|g| {
+            R::default_variant(g).is_ok_and(|v| R::with_game(g, v, Graded).unwrap_or(false))
+        })
         .collect()
 }
 
-pub fn run(args: Args) -> anyhow::Result<()> {
+pub fn run<R: Registry>(args: Args) -> anyhow::Result<()> {
     let checkpoint = args
         .checkpoint
         .as_deref()
@@ -152,7 +155,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let game = match (&args.game, &meta) {
         (Some(g), _) => g.clone(),
         (None, Some(m)) => m.game.clone(),
-        (None, None) => graded_games()
+        (None, None) => graded_games::<R>()
             .first()
             .context("no registered game has perfect play to grade against")?
             .to_string(),
@@ -193,5 +196,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         bounds: args.bounds,
     };
     let variant = args.variant.or(meta.map(|m| m.variant));
-    with_game(&game, default_variant(&game)?, Grade { variant, request })?
+    R::with_game(
+        &game,
+        R::default_variant(&game)?,
+        Grade {
+            variant,
+            request,
+            graded: graded_games::<R>(),
+        },
+    )?
 }

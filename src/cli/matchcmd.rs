@@ -5,10 +5,10 @@ use std::time::Duration;
 use anyhow::ensure;
 use serde::Serialize;
 
-use yinsh_zero::arena::{ArenaGame, GamePlayers, MatchConfig, MatchResult, PairResults, run_arena};
-use yinsh_zero::arena::{KNOWN_PLAYERS, PlayerInfo};
-use yinsh_zero::engine::{ExternalConfig, build_game_player, check_game_spec};
-use yinsh_zero::games::{GAMES, GameTask, default_variant, with_game};
+use crate::arena::{ArenaGame, GamePlayers, MatchConfig, MatchResult, PairResults, run_arena};
+use crate::arena::{KNOWN_PLAYERS, PlayerInfo};
+use crate::engine::{ExternalConfig, build_game_player, check_game_spec};
+use crate::games::{GAMES, GameTask, Registry, default_variant, with_game};
 
 #[derive(clap::Args)]
 #[command(after_help = players_help())]
@@ -32,10 +32,10 @@ pub struct Args {
     /// Alternate colours between the two players from game to game.
     #[arg(long)]
     pub swap: bool,
-    /// The game (players of other games: `random`, `alphabeta`,
-    /// `mcts-rollout`, `net-*`).
-    #[arg(long, default_value = yinsh_zero::games::GAMES[0])]
-    pub game: String,
+    /// The game (default: the home game, `yinsh` in `yinsh-zero`; players of
+    /// other games: `random`, `alphabeta`, `mcts-rollout`, `net-*`).
+    #[arg(long)]
+    pub game: Option<String>,
     /// The game's variant (default: the game's first: `standard`,
     /// `nine`, `9x9`).
     #[arg(long)]
@@ -83,6 +83,7 @@ fn players_help() -> String {
         "Players of every game (or `cmd:<command>` for an external engine program):\n",
     );
     kinds(&mut s, KNOWN_PLAYERS);
+    // clap takes the help before any registry is known: the built-in games'.
     for game in GAMES {
         let own = default_variant(game)
             .ok()
@@ -96,14 +97,15 @@ fn players_help() -> String {
     s
 }
 
-pub fn run(args: Args) -> anyhow::Result<()> {
+pub fn run<R: Registry>(args: Args) -> anyhow::Result<()> {
     ensure!(args.games > 0, "--games must be at least 1");
     ensure!(
         args.move_timeout.is_finite() && args.move_timeout > 0.0,
         "--move-timeout must be a positive number of seconds"
     );
-    let variant = super::variant_of(&args.game, args.variant.as_deref(), args.blitz)?;
-    with_game(&args.game, variant, Match(&args))?
+    let game = super::game_of::<R>(&args.game);
+    let variant = super::variant_of::<R>(game, args.variant.as_deref(), args.blitz)?;
+    R::with_game(game, variant, Match(&args))?
 }
 
 /// The match on the game the flags name.

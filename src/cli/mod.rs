@@ -9,15 +9,16 @@ use clap::{Parser, Subcommand};
 
 // Before the command modules, so that their `println!` is this one:
 // output that a closed pipe ends quietly (see `util::out`).
-use yinsh_zero::util::out;
+use crate::games::{Builtin, Registry};
+use crate::util::out;
 
 /// `println!` that ends the process quietly when stdout's reader has gone.
 macro_rules! println {
     () => {
-        yinsh_zero::util::out::print(format_args!(""), true)
+        $crate::util::out::print(format_args!(""), true)
     };
     ($($arg:tt)*) => {
-        yinsh_zero::util::out::print(format_args!($($arg)*), true)
+        $crate::util::out::print(format_args!($($arg)*), true)
     };
 }
 
@@ -81,7 +82,7 @@ enum Command {
     Grade(grade::Args),
     /// The registered games' own commands (each game's `commands.rs`).
     #[command(flatten)]
-    Game(yinsh_zero::games::GameCommand),
+    Game(crate::games::GameCommand),
 }
 
 /// `--backend`, for every command that runs a network.
@@ -91,20 +92,19 @@ pub struct BackendArg {
     /// last two need the cargo features of those names). Default: the
     /// config's `[loop] backend` (flex in the default config).
     #[arg(long, value_name = "flex|cuda|wgpu")]
-    pub backend: Option<yinsh_zero::nn::BackendKind>,
+    pub backend: Option<crate::nn::BackendKind>,
 }
 
 impl BackendArg {
     /// The flag's backend, else `config`'s; said on stderr (stdout may be
     /// JSON) so that a run's log shows where its network ran (on the CPU,
     /// with the instruction-set path of its kernels).
-    pub fn choose(self, config: yinsh_zero::nn::BackendKind) -> yinsh_zero::nn::BackendKind {
+    pub fn choose(self, config: crate::nn::BackendKind) -> crate::nn::BackendKind {
         let b = self.backend.unwrap_or(config);
         let kernels = match b {
-            yinsh_zero::nn::BackendKind::Flex => format!(
-                ", native kernels on the {} path",
-                yinsh_zero::nn::Simd::active()
-            ),
+            crate::nn::BackendKind::Flex => {
+                format!(", native kernels on the {} path", crate::nn::Simd::active())
+            }
             _ => String::new(),
         };
         eprintln!("network on the {b} backend ({}){kernels}", b.hardware());
@@ -119,7 +119,7 @@ pub struct SimdArg {
     /// or portable (default: the environment's `YINSH_ZERO_SIMD`, else the
     /// fastest this CPU has), to measure each path on one machine.
     #[arg(long, value_name = "avx512|avx2|portable")]
-    pub simd: Option<yinsh_zero::nn::Simd>,
+    pub simd: Option<crate::nn::Simd>,
 }
 
 impl SimdArg {
@@ -127,7 +127,7 @@ impl SimdArg {
     /// which says which path runs).
     pub fn apply(self) -> anyhow::Result<()> {
         if let Some(path) = self.simd {
-            yinsh_zero::nn::simd::force(path)?;
+            crate::nn::simd::force(path)?;
         }
         Ok(())
     }
@@ -149,28 +149,46 @@ fn stop_on_ctrl_c(what: &'static str) -> anyhow::Result<std::sync::Arc<AtomicBoo
     Ok(stop)
 }
 
+/// The `yinsh-zero` binary: the command line over this crate's games.
 pub fn main() -> ExitCode {
+    main_with::<Builtin>()
+}
+
+/// The whole command line (`train`, `status`, `selfplay`, `evaluate`,
+/// `match`, `engine`, `export`, `grade`, `serve`, ...) over the games of
+/// `R`: a program built on this library hands it its own game with
+/// [`With`](crate::games::With), and gets every command for it.
+///
+/// ```no_run
+/// use yinsh_zero::games::{With, morris::Morris};
+///
+/// fn main() -> std::process::ExitCode {
+///     // Your game in place of Morris: the home game, then the built-in ones.
+///     yinsh_zero::cli::main_with::<With<Morris>>()
+/// }
+/// ```
+pub fn main_with<R: Registry>() -> ExitCode {
     let cli = Cli::parse();
     // A mistyped path is an error now, not a panic mid-run.
-    if let Err(e) = yinsh_zero::nn::simd::from_env() {
+    if let Err(e) = crate::nn::simd::from_env() {
         eprintln!("error: {e}");
         return ExitCode::FAILURE;
     }
     let result = match cli.command {
-        Command::Train(a) => train::run(a),
-        Command::Pretrain(a) => train::pretrain(a),
+        Command::Train(a) => train::run::<R>(a),
+        Command::Pretrain(a) => train::pretrain::<R>(a),
         Command::Status(a) => train::status(a),
-        Command::Worker(a) => worker::run(a),
-        Command::Export(a) => export::run(a),
-        Command::Average(a) => average::run(a),
-        Command::Perft(a) => perft::run(a),
-        Command::Match(a) => matchcmd::run(a),
-        Command::Bench(a) => bench::run(a),
-        Command::Selfplay(a) => selfplay::run(a),
-        Command::Evaluate(a) => evaluate::run(a),
-        Command::Engine(a) => engine::run(a),
-        Command::Serve(a) => serve::run(a),
-        Command::Grade(a) => grade::run(a),
+        Command::Worker(a) => worker::run::<R>(a),
+        Command::Export(a) => export::run::<R>(a),
+        Command::Average(a) => average::run::<R>(a),
+        Command::Perft(a) => perft::run::<R>(a),
+        Command::Match(a) => matchcmd::run::<R>(a),
+        Command::Bench(a) => bench::run::<R>(a),
+        Command::Selfplay(a) => selfplay::run::<R>(a),
+        Command::Evaluate(a) => evaluate::run::<R>(a),
+        Command::Engine(a) => engine::run::<R>(a),
+        Command::Serve(a) => serve::run::<R>(a),
+        Command::Grade(a) => grade::run::<R>(a),
         Command::Game(c) => c.run(),
     };
     match result {
@@ -188,14 +206,19 @@ pub fn main() -> ExitCode {
 /// The variant a command's `--variant` and its `--blitz` shorthand name
 /// together (clap lets only one of the two be given); neither: the game's
 /// first variant (`standard`, `nine`, `9x9`).
-fn variant_of<'a>(
+fn variant_of<'a, R: Registry>(
     game: &str,
     variant: Option<&'a str>,
     blitz: bool,
-) -> Result<&'a str, yinsh_zero::games::GameChoiceError> {
+) -> Result<&'a str, crate::games::GameChoiceError> {
     match (variant, blitz) {
         (_, true) => Ok("blitz"),
         (Some(v), false) => Ok(v),
-        (None, false) => yinsh_zero::games::default_variant(game),
+        (None, false) => R::default_variant(game),
     }
+}
+
+/// The game a `--game` names, else the registry's home game.
+fn game_of<R: Registry>(game: &Option<String>) -> &str {
+    game.as_deref().unwrap_or_else(|| R::home())
 }

@@ -2,11 +2,11 @@
 
 use std::time::Instant;
 
+use crate::arena::GamePlayers;
+use crate::game::State;
+use crate::game::perft::{perft_divide, perft_parallel};
+use crate::games::{GameTask, Registry};
 use anyhow::Context;
-use yinsh_zero::arena::GamePlayers;
-use yinsh_zero::game::State;
-use yinsh_zero::game::perft::{perft_divide, perft_parallel};
-use yinsh_zero::games::{GameTask, with_game};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -14,9 +14,9 @@ pub struct Args {
     /// passes, row and ring removals each count one).
     #[arg(long, short)]
     depth: u32,
-    /// The game.
-    #[arg(long, default_value = yinsh_zero::games::GAMES[0])]
-    game: String,
+    /// The game (default: the home game, `yinsh` in `yinsh-zero`).
+    #[arg(long)]
+    game: Option<String>,
     /// The game's variant (default: the game's first: `standard`,
     /// `nine`, `9x9`).
     #[arg(long)]
@@ -74,7 +74,8 @@ impl GameTask for Perft<'_> {
     }
 }
 
-pub fn run(args: Args) -> anyhow::Result<()> {
-    let variant = super::variant_of(&args.game, args.variant.as_deref(), args.blitz)?;
-    with_game(&args.game, variant, Perft(&args))?
+pub fn run<R: Registry>(args: Args) -> anyhow::Result<()> {
+    let game = super::game_of::<R>(&args.game);
+    let variant = super::variant_of::<R>(game, args.variant.as_deref(), args.blitz)?;
+    R::with_game(game, variant, Perft(&args))?
 }

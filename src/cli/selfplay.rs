@@ -6,14 +6,14 @@ use std::time::Duration;
 
 use anyhow::Context;
 
-use yinsh_zero::arena::GamePlayers;
-use yinsh_zero::checkpoint;
-use yinsh_zero::game::Game;
-use yinsh_zero::games::{GameTask, with_game};
-use yinsh_zero::nn::WorkerNets;
-use yinsh_zero::run::config::RunConfig;
-use yinsh_zero::run::progress::Phase;
-use yinsh_zero::selfplay::{self, Progress, SelfPlayError, SelfPlaySummary};
+use crate::arena::GamePlayers;
+use crate::checkpoint;
+use crate::game::Game;
+use crate::games::{GameTask, Registry};
+use crate::nn::WorkerNets;
+use crate::run::config::RunConfig;
+use crate::run::progress::Phase;
+use crate::selfplay::{self, Progress, SelfPlayError, SelfPlaySummary};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -46,11 +46,11 @@ pub struct Args {
     backend: super::BackendArg,
 }
 
-pub fn run(args: Args) -> anyhow::Result<()> {
-    let mut cfg = RunConfig::load(args.config.as_deref())?;
+pub fn run<R: Registry>(args: Args) -> anyhow::Result<()> {
+    let mut cfg = RunConfig::load_for::<R>(args.config.as_deref())?;
     cfg.run.backend = args.backend.choose(cfg.run.backend);
     let (name, variant) = (cfg.game.name.clone(), cfg.game.variant.clone());
-    with_game(&name, &variant, SelfPlay { args, cfg })?
+    R::with_game(&name, &variant, SelfPlay { args, cfg })?
 }
 
 struct SelfPlay {

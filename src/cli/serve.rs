@@ -8,13 +8,13 @@ use std::time::Duration;
 
 use anyhow::Context;
 
-use yinsh_zero::arena::{GamePlayers, MAX_THREADS, PlayerSpec, available_cores, parse_game_player};
-use yinsh_zero::checkpoint::resolve;
-use yinsh_zero::games::{GAMES, GameTask, default_variant, serve, with_game};
-use yinsh_zero::run::RunDir;
-use yinsh_zero::run::shared::SharedRun;
-use yinsh_zero::store::Location;
-use yinsh_zero::web::{NET_KEY, Offers, ServeConfig, bounded_spec};
+use crate::arena::{GamePlayers, MAX_THREADS, PlayerSpec, available_cores, parse_game_player};
+use crate::checkpoint::resolve;
+use crate::games::{GameTask, Registry};
+use crate::run::RunDir;
+use crate::run::shared::SharedRun;
+use crate::store::Location;
+use crate::web::{NET_KEY, Offers, ServeConfig, bounded_spec};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -87,7 +87,7 @@ pub struct Args {
 /// The shipped network, when this project has one.
 const SHIPPED: &str = "net-mcts:net=shipped";
 
-pub fn run(args: Args) -> anyhow::Result<()> {
+pub fn run<R: Registry>(args: Args) -> anyhow::Result<()> {
     let loopback = args
         .host
         .parse::<std::net::IpAddr>()
@@ -113,7 +113,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             .with_context(|| format!("--offer {arg}"))?;
         eprintln!("offered: net={name} ({arg})");
     }
-    let player = default_opponent(args.player.as_deref(), &mut offers, max_think)?;
+    let player = default_opponent::<R>(args.player.as_deref(), &mut offers, max_think)?;
     eprintln!("default opponent: {player}");
     let run = open_run(&args)?;
     if args.run.is_some() && resolve(&run.checkpoints()).is_ok() {
@@ -157,18 +157,20 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         // Tests and scripts read this line to find the port.
         println!("listening on http://{bound}/");
         std::io::stdout().flush()?;
-        serve(listener, config).await.context("serving")
+        crate::web::serve(listener, config, &R::web_pages())
+            .await
+            .context("serving")
     })
 }
 
-/// The home game's (the first registered) opponent, `--player` or its
+/// The home game's (the registry's first) opponent, `--player` or its
 /// shipped network, checked once at start-up rather than at the first game.
-fn default_opponent(
+fn default_opponent<R: Registry>(
     asked: Option<&str>,
     offers: &mut Offers,
     max_think: Duration,
 ) -> anyhow::Result<String> {
-    let home = GAMES[0];
+    let home = R::home();
     let mut player = asked.map(str::to_string).unwrap_or_else(|| {
         if offers.network("shipped", home).is_some() {
             SHIPPED.into()
@@ -176,9 +178,9 @@ fn default_opponent(
             "mcts-rollout:playouts=2000".into()
         }
     });
-    if !player.eq_ignore_ascii_case(yinsh_zero::web::HUMAN) {
+    if !player.eq_ignore_ascii_case(crate::web::HUMAN) {
         player = offer_player(offers, &player)?;
-        let variant = default_variant(home)?;
+        let variant = R::default_variant(home)?;
         let resolved = offers
             .resolve(&player, home, variant)
             .with_context(|| format!("--player `{player}`"))?;
@@ -186,7 +188,7 @@ fn default_opponent(
             spec: &resolved.spec,
             max_think,
         };
-        with_game(home, variant, check)?.with_context(|| format!("--player `{player}`"))?;
+        R::with_game(home, variant, check)?.with_context(|| format!("--player `{player}`"))?;
     }
     Ok(player)
 }

@@ -4,15 +4,15 @@
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 
-use yinsh_zero::arena::GamePlayers;
-use yinsh_zero::games::{GameTask, with_game};
-use yinsh_zero::run::RunDir;
-use yinsh_zero::run::config::{RunConfig, SelfPlaySource};
-use yinsh_zero::run::pretrain::{WarmStart, warm_start};
-use yinsh_zero::run::shared::{SharedRun, utc};
-use yinsh_zero::run::status::RunStatus;
-use yinsh_zero::run::train_loop::{LoopSummary, settle_config, train, train_shared};
-use yinsh_zero::run::worker::WorkerTally;
+use crate::arena::GamePlayers;
+use crate::games::{GameTask, Registry, With};
+use crate::run::RunDir;
+use crate::run::config::{RunConfig, SelfPlaySource};
+use crate::run::pretrain::{WarmStart, warm_start};
+use crate::run::shared::{SharedRun, utc};
+use crate::run::status::RunStatus;
+use crate::run::train_loop::{LoopSummary, settle_config, train, train_shared};
+use crate::run::worker::WorkerTally;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -101,8 +101,8 @@ impl GameTask for Train<'_> {
     }
 }
 
-pub fn run(args: Args) -> anyhow::Result<()> {
-    let mut cfg = RunConfig::load(args.config.as_deref())?;
+pub fn run<R: Registry>(args: Args) -> anyhow::Result<()> {
+    let mut cfg = RunConfig::load_for::<R>(args.config.as_deref())?;
     cfg.run.backend = args.backend.choose(cfg.run.backend);
     if let Some(source) = args.selfplay {
         cfg.run.selfplay = source;
@@ -126,7 +126,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         None => Where::Project(run_dir(&None)),
     };
     let (name, variant) = (cfg.game.name.clone(), cfg.game.variant.clone());
-    let s = with_game(
+    let s = R::with_game(
         &name,
         &variant,
         Train {
@@ -149,13 +149,13 @@ struct Pretrain<'a> {
 impl GameTask for Pretrain<'_> {
     type Output = anyhow::Result<Option<WarmStart>>;
     fn run<G: GamePlayers>(self, game: G) -> Self::Output {
-        let cfg = settle_config(self.dir, self.cfg)?;
+        let cfg = settle_config::<With<G>>(self.dir, self.cfg)?;
         warm_start(&game, self.dir, &cfg, self.stop)
     }
 }
 
-pub fn pretrain(args: PretrainArgs) -> anyhow::Result<()> {
-    let mut cfg = RunConfig::load(args.config.as_deref())?;
+pub fn pretrain<R: Registry>(args: PretrainArgs) -> anyhow::Result<()> {
+    let mut cfg = RunConfig::load_for::<R>(args.config.as_deref())?;
     cfg.run.backend = args.backend.choose(cfg.run.backend);
     if let Some(n) = args.games {
         cfg.pretrain.games = n;
@@ -171,7 +171,7 @@ pub fn pretrain(args: PretrainArgs) -> anyhow::Result<()> {
     let dir = run_dir(&args.run);
     let stop = super::stop_on_ctrl_c("stopping after the current game")?;
     let (name, variant) = (cfg.game.name.clone(), cfg.game.variant.clone());
-    let done = with_game(
+    let done = R::with_game(
         &name,
         &variant,
         Pretrain {

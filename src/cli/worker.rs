@@ -7,11 +7,11 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use yinsh_zero::arena::GamePlayers;
-use yinsh_zero::games::{GameTask, with_game};
-use yinsh_zero::run::config::RunConfig;
-use yinsh_zero::run::shared::SharedRun;
-use yinsh_zero::run::worker::{WorkerOptions, WorkerSummary, check_id, default_id, work};
+use crate::arena::GamePlayers;
+use crate::games::{GameTask, Registry};
+use crate::run::config::RunConfig;
+use crate::run::shared::SharedRun;
+use crate::run::worker::{WorkerOptions, WorkerSummary, check_id, default_id, work};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -62,14 +62,14 @@ impl GameTask for Work<'_> {
     }
 }
 
-pub fn run(args: Args) -> anyhow::Result<()> {
+pub fn run<R: Registry>(args: Args) -> anyhow::Result<()> {
     let id = args.id.clone().unwrap_or_else(default_id);
     check_id(&id).map_err(anyhow::Error::msg)?;
     let stop = super::stop_on_ctrl_c("stopping after the current batch's uploads")?;
     let shared = SharedRun::open(&args.run, args.cache.as_deref(), stop.clone())?;
     let mut cfg = match &args.config {
-        Some(path) => RunConfig::load(Some(path))?,
-        None => run_config(&shared, &stop)?,
+        Some(path) => RunConfig::load_for::<R>(Some(path))?,
+        None => run_config::<R>(&shared, &stop)?,
     };
     cfg.run.backend = args.backend.choose(cfg.run.backend);
     let spool = args
@@ -90,7 +90,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         batches: args.batches,
     };
     let (name, variant) = (cfg.game.name.clone(), cfg.game.variant.clone());
-    let s = with_game(
+    let s = R::with_game(
         &name,
         &variant,
         Work {
@@ -137,11 +137,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 }
 
 /// The run's published config, waiting for the trainer to publish it.
-fn run_config(shared: &SharedRun, stop: &AtomicBool) -> anyhow::Result<RunConfig> {
+fn run_config<R: Registry>(shared: &SharedRun, stop: &AtomicBool) -> anyhow::Result<RunConfig> {
     let mut said = false;
     loop {
         if let Some(text) = shared.config_text()? {
-            return Ok(RunConfig::from_toml(
+            return Ok(RunConfig::from_toml_for::<R>(
                 &text,
                 &format!("{}/config.toml", shared.url()),
             )?);

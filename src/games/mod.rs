@@ -11,7 +11,10 @@ pub mod connect4;
 pub mod emergo;
 pub mod grid;
 pub mod morris;
+mod registry;
 pub mod yinsh;
+
+pub use registry::{Builtin, NoPage, PageOf, Registry, With};
 
 use crate::arena::GamePlayers;
 use crate::game::Game;
@@ -58,7 +61,7 @@ macro_rules! register {
                     return Ok(task.run(game));
                 }
             )+
-            Err(GameChoiceError::UnknownGame { name: name.into() })
+            Err(GameChoiceError::UnknownGame { name: name.into(), known: GAMES.join(", ") })
         }
 
         /// The variant game `name` plays when a command names none: the
@@ -77,7 +80,7 @@ macro_rules! register {
                     return Ok(<$game as Game>::VARIANTS[0]);
                 }
             )+
-            Err(GameChoiceError::UnknownGame { name: name.into() })
+            Err(GameChoiceError::UnknownGame { name: name.into(), known: GAMES.join(", ") })
         }
     };
 }
@@ -143,24 +146,10 @@ pub trait GameTask {
 /// Why a game could not be chosen.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum GameChoiceError {
-    #[error("unknown game `{name}` (known: {})", GAMES.join(", "))]
-    UnknownGame { name: String },
+    #[error("unknown game `{name}` (known: {known})")]
+    UnknownGame { name: String, known: String },
     #[error("{0}")]
     UnknownVariant(String),
-}
-
-/// Checks that `spec` names a player of game `name` (an error says why not).
-pub fn check_player_spec(name: &str, variant: &str, spec: &str) -> Result<(), String> {
-    struct Check<'a>(&'a str);
-    impl GameTask for Check<'_> {
-        type Output = Result<(), String>;
-        fn run<G: GamePlayers>(self, game: G) -> Self::Output {
-            crate::arena::parse_game_player(&game, self.0, 0)
-                .map(|_| ())
-                .map_err(|e| e.to_string())
-        }
-    }
-    with_game(name, variant, Check(spec)).map_err(|e| e.to_string())?
 }
 
 /// The web server of every registered game ([`crate::web::router`]).

@@ -7,6 +7,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+use crate::games::{Builtin, Registry};
 use crate::mcts::SearchConfig;
 use crate::nn::BackendKind;
 pub use crate::nn::ModelSection;
@@ -69,9 +70,9 @@ impl Default for PretrainConfig {
 }
 
 impl PretrainConfig {
-    /// Checks the values, naming the first bad key; `game`/`variant` check
-    /// the teacher's spec.
-    pub fn validate(&self, game: &str, variant: &str) -> Result<(), String> {
+    /// Checks the values, naming the first bad key; whether the teacher is
+    /// a player of the run's game is [`RunConfig::validate_for`]'s to say.
+    pub fn validate(&self) -> Result<(), String> {
         if self.games == 0 {
             return Ok(());
         }
@@ -83,8 +84,6 @@ impl PretrainConfig {
                 self.teacher
             ));
         }
-        crate::games::check_player_spec(game, variant, &self.teacher)
-            .map_err(|e| format!("pretrain.teacher: {e}"))?;
         if !(self.epochs.is_finite() && self.epochs > 0.0) {
             return Err(format!(
                 "pretrain.epochs must be more than 0, got {}",
@@ -444,7 +443,13 @@ impl RunConfig {
     /// key that was renamed ([`RENAMED_KEYS`]) is read under its old name
     /// too, with one line on stderr that names the new one.
     pub fn from_toml(text: &str, origin: &str) -> Result<RunConfig, ConfigError> {
-        let (cfg, note) = RunConfig::from_toml_noting(text, origin)?;
+        RunConfig::from_toml_for::<Builtin>(text, origin)
+    }
+
+    /// [`RunConfig::from_toml`] for a program whose games are `R`'s: the
+    /// config's `[game]` must be one of them.
+    pub fn from_toml_for<R: Registry>(text: &str, origin: &str) -> Result<RunConfig, ConfigError> {
+        let (cfg, note) = RunConfig::parse_noting::<R>(text, origin)?;
         if let Some(line) = note {
             eprintln!("{line}");
         }
@@ -454,6 +459,13 @@ impl RunConfig {
     /// [`RunConfig::from_toml`] without printing: the config, and the
     /// line that says which old key names it used, if any.
     pub fn from_toml_noting(
+        text: &str,
+        origin: &str,
+    ) -> Result<(RunConfig, Option<String>), ConfigError> {
+        RunConfig::parse_noting::<Builtin>(text, origin)
+    }
+
+    fn parse_noting<R: Registry>(
         text: &str,
         origin: &str,
     ) -> Result<(RunConfig, Option<String>), ConfigError> {
@@ -489,23 +501,29 @@ impl RunConfig {
             }
         }
         let cfg = RunConfig::deserialize(toml::Value::Table(merged)).map_err(parse_error)?;
-        cfg.validate().map_err(|message| ConfigError::Invalid {
-            origin: origin.to_string(),
-            message,
-        })?;
+        cfg.validate_for::<R>()
+            .map_err(|message| ConfigError::Invalid {
+                origin: origin.to_string(),
+                message,
+            })?;
         Ok((cfg, note))
     }
 
     /// Reads a config file, or the embedded default when `path` is `None`.
     pub fn load(path: Option<&Path>) -> Result<RunConfig, ConfigError> {
+        RunConfig::load_for::<Builtin>(path)
+    }
+
+    /// [`RunConfig::load`] for a program whose games are `R`'s.
+    pub fn load_for<R: Registry>(path: Option<&Path>) -> Result<RunConfig, ConfigError> {
         match path {
-            None => RunConfig::from_toml(DEFAULT_CONFIG, "the default config"),
+            None => RunConfig::from_toml_for::<R>(DEFAULT_CONFIG, "the default config"),
             Some(p) => {
                 let text = std::fs::read_to_string(p).map_err(|source| ConfigError::Io {
                     path: p.display().to_string(),
                     source,
                 })?;
-                RunConfig::from_toml(&text, &p.display().to_string())
+                RunConfig::from_toml_for::<R>(&text, &p.display().to_string())
             }
         }
     }
@@ -515,14 +533,20 @@ impl RunConfig {
         toml::to_string(self).expect("configs are plain data")
     }
 
-    /// Checks the values' ranges, naming the first bad key.
+    /// Checks the values' ranges, naming the first bad key; the game must
+    /// be one of this crate's.
     pub fn validate(&self) -> Result<(), String> {
+        self.validate_for::<Builtin>()
+    }
+
+    /// [`RunConfig::validate`] for a program whose games are `R`'s.
+    pub fn validate_for<R: Registry>(&self) -> Result<(), String> {
         struct Known;
         impl crate::games::GameTask for Known {
             type Output = ();
             fn run<G: crate::arena::GamePlayers>(self, _: G) {}
         }
-        crate::games::with_game(&self.game.name, &self.game.variant, Known)
+        R::with_game(&self.game.name, &self.game.variant, Known)
             .map_err(|e| format!("[game] {e}"))?;
         self.search
             .validate()
@@ -587,12 +611,9 @@ impl RunConfig {
                          external programs are not allowed)"
                     ));
                 }
-                crate::games::check_player_spec(&self.game.name, &self.game.variant, spec)
-                    .map_err(|e| format!("baseline.opponents: {e}"))?;
             }
         }
-        self.pretrain
-            .validate(&self.game.name, &self.game.variant)?;
+        self.pretrain.validate()?;
         let r = &self.replay;
         if r.min_size == 0 || r.max_size < r.min_size || !(r.alpha > 0.0 && r.alpha <= 1.0) {
             return Err("replay: need 0 < min_size <= max_size and 0 < alpha <= 1".into());
@@ -617,7 +638,8 @@ impl RunConfig {
         self.selfplay
             .server_options()
             .map_err(|e| format!("selfplay: {e}"))?;
-        Ok(())
+        R::with_game(&self.game.name, &self.game.variant, Players(self))
+            .map_err(|e| format!("[game] {e}"))?
     }
 
     /// Keys whose values differ between two configs, as `table.key`.
@@ -632,6 +654,28 @@ impl RunConfig {
         keys.sort();
         keys.dedup();
         keys
+    }
+}
+
+/// Checks that the baseline opponents and the warm start's teacher are
+/// players of the config's game.
+struct Players<'a>(&'a RunConfig);
+
+impl crate::games::GameTask for Players<'_> {
+    type Output = Result<(), String>;
+    fn run<G: crate::arena::GamePlayers>(self, game: G) -> Result<(), String> {
+        let cfg = self.0;
+        if cfg.baseline.every > 0 {
+            for spec in &cfg.baseline.opponents {
+                crate::arena::parse_game_player(&game, spec, 0)
+                    .map_err(|e| format!("baseline.opponents: {e}"))?;
+            }
+        }
+        if cfg.pretrain.games > 0 {
+            crate::arena::parse_game_player(&game, &cfg.pretrain.teacher, 0)
+                .map_err(|e| format!("pretrain.teacher: {e}"))?;
+        }
+        Ok(())
     }
 }
 

@@ -31,6 +31,7 @@ use super::training::train_generation;
 use crate::arena::GamePlayers;
 use crate::checkpoint::{self, CheckpointMeta, GatingResult};
 use crate::game::Game;
+use crate::games::{Registry, With};
 use crate::replay::record::RecordError;
 use crate::replay::window::ReplayWindow;
 use crate::train::Trainer;
@@ -57,7 +58,10 @@ pub struct LoopSummary {
 ///
 /// Once generation 0 exists the warm start is history: the frozen
 /// `[pretrain]` table stays as it was, whatever `given` says.
-pub fn settle_config(run: &RunDir, mut given: RunConfig) -> Result<RunConfig, LoopError> {
+pub fn settle_config<R: Registry>(
+    run: &RunDir,
+    mut given: RunConfig,
+) -> Result<RunConfig, LoopError> {
     let path = run.config();
     if !path.exists() {
         // A run whose config was lost still names its game in its
@@ -78,7 +82,7 @@ pub fn settle_config(run: &RunDir, mut given: RunConfig) -> Result<RunConfig, Lo
         write_atomic(&path, given.to_toml().as_bytes())?;
         return Ok(given);
     }
-    let frozen = RunConfig::load(Some(&path))?;
+    let frozen = RunConfig::load_for::<R>(Some(&path))?;
     if !checkpoint::list(&run.checkpoints())?.is_empty() {
         given.pretrain = frozen.pretrain.clone();
     }
@@ -140,7 +144,8 @@ fn run_loop<G: GamePlayers>(
     cfg: RunConfig,
     stop: &AtomicBool,
 ) -> Result<LoopSummary, LoopError> {
-    let cfg = settle_config(run, cfg)?;
+    // The run's game is `G`, whether or not this crate registers it.
+    let cfg = settle_config::<With<G>>(run, cfg)?;
     Publish::new(shared).config()?;
     anyhow::ensure!(
         cfg.game.name == G::NAME && cfg.game.variant == game.variant(),

@@ -14,9 +14,8 @@ use yinsh_zero::run::RunDir;
 use yinsh_zero::run::config::{DEFAULT_CONFIG, RunConfig};
 use yinsh_zero::run::train_loop::train;
 
-/// A run in seconds: a tiny network, few games and simulations. (A config
-/// text naming `othello` is refused by `RunConfig::from_toml`, which knows
-/// only the registry's games: the game is set on the parsed default.)
+/// A run in seconds: a tiny network, few games and simulations, set on the
+/// parsed default config (`tests/cli.rs` reads a config file instead).
 fn config(generations: u64) -> RunConfig {
     let mut cfg = RunConfig::from_toml(DEFAULT_CONFIG, "the default config").unwrap();
     cfg.game.name = Othello::NAME.into();
