@@ -84,7 +84,7 @@ pub struct CheckpointMeta {
     pub rng_stream: u64,
     pub gating: Option<GatingResult>,
     pub created_unix: u64,
-    /// For a network averaged from several ([`crate::nn::average`]): the
+    /// For a network averaged from several ([`crate::nn::average()`]): the
     /// generations it is the mean of; empty for a trained one.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub averaged_from: Vec<u64>,
@@ -259,7 +259,7 @@ pub fn save_to(
 }
 
 /// Writes into `out` the mean of the networks of the checkpoints `dirs`
-/// ([`crate::nn::average`]), all of `game` and one network size: a
+/// ([`crate::nn::average()`]), all of `game` and one network size: a
 /// checkpoint with the newest one's meta, no optimizer state and no replay
 /// files, its `averaged_from` listing the generations. Returns its meta.
 pub fn average_checkpoints<G: Game>(

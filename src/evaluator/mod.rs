@@ -15,7 +15,7 @@ pub struct Evaluation {
     /// Probabilities of win, draw and loss for the player to act; sums to 1.
     pub wdl: [f32; 3],
     /// The expected final score margin for the player to act, in [-1, 1]
-    /// ([`State::margin`](crate::game::State::margin)); 0 from an evaluator
+    /// ([`crate::game::State::margin`]); 0 from an evaluator
     /// that has none. Only a search with a score weight reads it.
     pub margin: f32,
 }

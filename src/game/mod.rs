@@ -25,7 +25,7 @@
 //!   injective over every action the game can ever offer;
 //! - draws by repetition or no-progress counters: the state carries whatever
 //!   history decides them, and [`State::result`] reports the draw;
-//! - a score margin where the game has one ([`Game::margin`]), `None` where
+//! - a score margin where the game has one ([`State::margin`]), `None` where
 //!   it has not.
 //!
 //! ```

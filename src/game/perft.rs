@@ -43,7 +43,7 @@ pub fn perft<S: State>(pos: &S, depth: u32) -> u64 {
 
 /// Perft split by the first decision: each legal action with the number of
 /// leaves below it at depth `depth`, in the order of
-/// [`Position::legal_actions`]. The counts add up to `perft(pos, depth)`.
+/// [`State::legal_actions`]. The counts add up to `perft(pos, depth)`.
 /// Empty when `depth` is 0 or the game is over (no first decision). The root
 /// actions are counted in parallel.
 ///

@@ -46,7 +46,7 @@ pub trait Registry: 'static {
     ) -> Result<T::Output, GameChoiceError>;
 
     /// The variant game `name` plays when a command names none: the first
-    /// of its [`Game::VARIANTS`].
+    /// of its [`Game::VARIANTS`](crate::game::Game::VARIANTS).
     fn default_variant(name: &str) -> Result<&'static str, GameChoiceError>;
 
     /// The games' parts of the web server, the home page's game first.

@@ -3,12 +3,12 @@
 //! and baseline matches together and resumes after a kill.
 //!
 //! The loop ([`train_loop`]) calls one phase after another, each in its
-//! own unit: local self-play ([`local_play`]) or the workers' games
-//! ([`collect`]), gradient steps ([`training`]), the candidate and its
-//! weight averaging ([`averaging`]), the gating match
-//! ([`gating::gate_candidate`]), the baseline matches
-//! ([`baseline::measure`]), and publishing to the run's store
-//! ([`publish`]).
+//! own unit: local self-play (`local_play`) or the workers' games
+//! (`collect`), gradient steps (`training`), the candidate and its
+//! weight averaging (`averaging`), the gating match
+//! (`gating::gate_candidate`), the baseline matches
+//! (`baseline::measure`), and publishing to the run's store
+//! (`publish`).
 
 mod averaging;
 pub mod baseline;

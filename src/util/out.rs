@@ -16,7 +16,7 @@
 //!
 //! - `println!` and `print!` in the command modules are this module's
 //!   (the binary's `cli/mod.rs` defines them before its command modules,
-//!   and a game's `commands.rs` imports [`println`] and [`print`] from
+//!   and a game's `commands.rs` imports `println` and [`print`] from
 //!   here, shadowing the standard ones): a broken pipe is a quiet end, any
 //!   other failure panics as the standard macros do;
 //! - a command that writes to stdout itself (`engine`, the address line of

@@ -37,7 +37,7 @@ pub struct ServeConfig {
     /// reviews (for a dashboard exposed beyond this machine).
     pub read_only: bool,
     /// Engine moves, analyses, reviews and new games running at once; more
-    /// wait in line ([`Work`]). 0: one per core.
+    /// wait in line (`Work`). 0: one per core.
     pub max_work: usize,
     /// Requests that may wait in line for one of those before the server
     /// answers 503 with Retry-After. 0: four per running slot.

@@ -548,7 +548,7 @@ pub struct SolveArgs {
     /// included); Nine's moving-phase layers up to --max-stones.
     #[arg(long)]
     variant: String,
-    /// Database directory (default data/morris/<variant>). Valid layer
+    /// Database directory (default `data/morris/<variant>`). Valid layer
     /// files already there are kept; damaged ones are named and recomputed.
     #[arg(long)]
     db: Option<PathBuf>,

@@ -7,7 +7,7 @@
 //! three line axes are fixed index steps: +1 (next column, same row number),
 //! +11 (same column, next row) and +12 (both grow). No valid point is
 //! index-adjacent to another valid point across the grid's wrap-around, so
-//! whole-board shifts of a [`Bitboard`] never join unrelated points.
+//! whole-board shifts of a [`Bitboard`](super::bitboard::Bitboard) never join unrelated points.
 
 use std::fmt;
 use std::str::FromStr;

@@ -1,4 +1,4 @@
-//! The Connect Four page on the server and its API ([`api`]).
+//! The Connect Four page on the server and its API (`api`).
 
 mod api;
 mod page;

@@ -1,4 +1,4 @@
-//! The Emergo page on the server and its API ([`api`]).
+//! The Emergo page on the server and its API (`api`).
 
 mod api;
 mod page;

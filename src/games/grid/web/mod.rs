@@ -1,4 +1,4 @@
-//! The Grid game page on the server and its API ([`api`]).
+//! The Grid game page on the server and its API (`api`).
 
 mod api;
 mod page;

@@ -1,5 +1,5 @@
-//! The Morris family on the server: the page, its API ([`api`]) and what
-//! the perfect-play database says about a position ([`db_view`]).
+//! The Morris family on the server: the page, its API (`api`) and what
+//! the perfect-play database says about a position (`db_view`).
 
 mod api;
 mod db_view;

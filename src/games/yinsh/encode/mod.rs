@@ -25,7 +25,7 @@ use crate::games::yinsh::point::CELLS;
 use crate::games::yinsh::position::MARKERS;
 use crate::games::yinsh::{Decision, Position};
 
-/// Input plane names, in order (see [`planes`](super::planes)), as an
+/// Input plane names, in order (see [`planes`]), as an
 /// exported network's manifest lists them.
 pub const PLANE_NAMES: [&str; INPUT_PLANES] = [
     "own_rings",

@@ -1,5 +1,5 @@
 //! YINSH on the server: the play page (the home page), the rules, and the
-//! API behind them ([`api`]).
+//! API behind them (`api`).
 
 mod analysis;
 mod api;

@@ -14,7 +14,7 @@
 //! the library does (`yinsh_zero::game::perft`): a pass is a ply, and a
 //! finished game is one leaf however deep the cut.
 
-mod common;
+use crate::common;
 
 use common::Naive;
 use othello::{Move, Othello, Position};

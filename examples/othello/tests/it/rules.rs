@@ -2,7 +2,7 @@
 //! implementation in `tests/common`, a published perfect game, passes,
 //! the end and its result, refusals and notation.
 
-mod common;
+use crate::common;
 
 use common::{BLACK, Naive, WHITE, diagram};
 use othello::{Move, Othello, Position};

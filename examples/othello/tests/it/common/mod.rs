@@ -2,9 +2,6 @@
 //! any even size, each line walked square by square with bounds checks,
 //! no bitboards, and perft written as Aart Bik's pseudo-code has it.
 
-// Each test binary uses part of it.
-#![allow(dead_code)]
-
 use othello::Position;
 use yinsh_zero::game::Color;
 
