@@ -28,6 +28,11 @@
 //! - a score margin where the game has one ([`State::margin`]), `None` where
 //!   it has not.
 //!
+//! A whole game written on these traits (tic-tac-toe, about 100 lines),
+//! trained and then asked for a move, is the example of
+//! [`train`](crate::run::train_loop::train); `examples/othello` is 6x6
+//! Othello in a crate of its own, with the command line.
+//!
 //! ```
 //! use yinsh_zero::game::{Color, Game, State};
 //! use yinsh_zero::games::yinsh::Yinsh;

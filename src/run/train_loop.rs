@@ -113,6 +113,142 @@ pub fn settle_config<R: Registry>(
 
 /// Runs the loop on `game` (the game `cfg.game` names) until the config's
 /// limits or `stop` (Ctrl-C).
+///
+/// A game of your own, start to finish: tic-tac-toe on the game interface
+/// ([`State`](crate::game::State) for the rules, [`Game`] for what the
+/// network sees, records and notation, [`GamePlayers`] for the players,
+/// every method of which has a default), trained for two generations, its
+/// network then loaded from the checkpoint and asked for a move. (The
+/// `examples/othello` crate does the same for 6x6 Othello outside this
+/// crate, with the whole command line: `cli::main_with`.)
+///
+/// ```
+/// use std::sync::atomic::AtomicBool;
+/// use yinsh_zero::arena::{GamePlayers, parse_game_player};
+/// use yinsh_zero::game::{Color, Game, GameResult, IllegalAction, NetShape, State};
+/// use yinsh_zero::run::{RunDir, config::RunConfig, train_loop::train};
+///
+/// /// Tic-tac-toe: cells 0..9 row by row, White first.
+/// #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+/// struct Board { cells: [Option<Color>; 9], to_act: Color, ply: u32 }
+///
+/// impl std::fmt::Display for Board {
+///     fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+///         for row in self.cells.chunks(3) {
+///             let marks: String = row.iter().map(|c| match c {
+///                 Some(Color::White) => 'X', Some(Color::Black) => 'O', None => '.',
+///             }).collect();
+///             writeln!(f, "{marks}")?;
+///         }
+///         Ok(())
+///     }
+/// }
+///
+/// const LINES: [[usize; 3]; 8] =
+///     [[0, 1, 2], [3, 4, 5], [6, 7, 8], [0, 3, 6], [1, 4, 7], [2, 5, 8], [0, 4, 8], [2, 4, 6]];
+///
+/// impl State for Board {
+///     type Action = u8;
+///     type Actions = Vec<u8>;
+///     fn to_act(&self) -> Color { self.to_act }
+///     fn legal_actions(&self) -> Vec<u8> {
+///         if self.result().is_some() { return vec![] }
+///         (0..9).filter(|&c| self.cells[c as usize].is_none()).collect()
+///     }
+///     fn play(&mut self, a: u8) -> Result<(), IllegalAction> {
+///         if !self.legal_actions().contains(&a) {
+///             return Err(IllegalAction { action: a.to_string(), reason: "not empty".into() });
+///         }
+///         self.cells[a as usize] = Some(self.to_act);
+///         self.to_act = !self.to_act;
+///         self.ply += 1;
+///         Ok(())
+///     }
+///     fn result(&self) -> Option<GameResult> {
+///         for [a, b, c] in LINES {
+///             if let Some(s) = self.cells[a] {
+///                 if self.cells[b] == Some(s) && self.cells[c] == Some(s) {
+///                     return Some(GameResult::Win(s));
+///                 }
+///             }
+///         }
+///         (self.ply == 9).then_some(GameResult::Draw)
+///     }
+///     fn ply(&self) -> u32 { self.ply }
+///     fn key(&self) -> u64 {
+///         self.cells.iter().fold(self.to_act as u64, |k, c| k * 3 + c.map_or(0, |c| 1 + c as u64))
+///     }
+/// }
+///
+/// #[derive(Clone, Debug, PartialEq)]
+/// struct TicTacToe;
+///
+/// impl Game for TicTacToe {
+///     type State = Board;
+///     const NAME: &'static str = "tictactoe";
+///     const VARIANTS: &'static [&'static str] = &["standard"];
+///     fn variant(&self) -> &str { "standard" }
+///     fn with_variant(v: &str) -> Result<Self, String> {
+///         if v == "standard" { Ok(TicTacToe) } else { Err(format!("no variant `{v}`")) }
+///     }
+///     fn start(&self) -> Board { Board { cells: [None; 9], to_act: Color::White, ply: 0 } }
+///     fn net_shape(&self) -> NetShape {
+///         // Two input planes (the mover's marks, the other's) on a 3x3 board,
+///         // one policy plane: an action is a cell.
+///         NetShape { planes: 2, height: 3, width: 3, policy_planes: 1, extra_actions: 0 }
+///     }
+///     fn encode(&self, b: &Board, out: &mut [f32]) {
+///         out.fill(0.0);
+///         for (i, c) in b.cells.iter().enumerate() {
+///             if let Some(c) = c { out[if *c == b.to_act { i } else { 9 + i }] = 1.0 }
+///         }
+///     }
+///     fn action_index(&self, a: u8) -> usize { a as usize }
+///     fn action_from_index(&self, i: usize) -> Option<u8> { (i < 9).then_some(i as u8) }
+///     fn write_state(&self, b: &Board, out: &mut Vec<u8>) {
+///         out.extend(b.cells.iter().map(|c| c.map_or(0, |c| 1 + c as u8)));
+///     }
+///     fn read_state(&self, bytes: &[u8]) -> Result<Board, String> {
+///         let mut b = self.start();
+///         if bytes.len() != 9 || bytes.iter().any(|&x| x > 2) { return Err("not a board".into()) }
+///         for (i, &x) in bytes.iter().enumerate() {
+///             b.cells[i] = [None, Some(Color::White), Some(Color::Black)][x as usize];
+///         }
+///         b.ply = b.cells.iter().flatten().count() as u32;
+///         b.to_act = if b.ply % 2 == 0 { Color::White } else { Color::Black };
+///         Ok(b)
+///     }
+///     fn parse_action(&self, b: &Board, text: &str) -> Result<u8, String> {
+///         let a: u8 = text.parse().map_err(|_| format!("`{text}` is not a cell 0-8"))?;
+///         if b.legal_actions().contains(&a) { Ok(a) } else { Err(format!("{a} is taken")) }
+///     }
+/// }
+///
+/// impl GamePlayers for TicTacToe {}
+///
+/// // A run in seconds: the default config, resized for a 3x3 board.
+/// let mut cfg = RunConfig::load(None).unwrap();
+/// cfg.game.name = "tictactoe".into();
+/// cfg.run.generations = 2;
+/// cfg.run.games_per_generation = 16;
+/// (cfg.model.blocks, cfg.model.channels) = (1, 8);
+/// (cfg.model.value_channels, cfg.model.value_hidden) = (2, 16);
+/// (cfg.search.simulations, cfg.search.fast_simulations) = (8, 8);
+/// (cfg.selfplay.workers, cfg.selfplay.games_in_flight) = (1, 16);
+/// (cfg.replay.min_size, cfg.train.min_positions, cfg.train.batch_size) = (100, 10, 32);
+/// (cfg.gating.enabled, cfg.baseline.every, cfg.pretrain.games) = (false, 0, 0);
+///
+/// let dir = tempfile::tempdir().unwrap();
+/// let run = RunDir::new(dir.path());
+/// let summary = train(&TicTacToe, &run, cfg, &AtomicBool::new(false)).unwrap();
+/// assert_eq!(summary.last_generation, 2);
+///
+/// // The trained network, from its checkpoint, searching 16 simulations.
+/// let spec = format!("net-mcts:checkpoint={},sims=16", run.checkpoints().display());
+/// let mut player = parse_game_player(&TicTacToe, &spec, 0).unwrap();
+/// let board = TicTacToe.start();
+/// assert!(board.legal_actions().contains(&player.choose(&board)));
+/// ```
 pub fn train<G: GamePlayers>(
     game: &G,
     run: &RunDir,
@@ -155,9 +291,12 @@ fn run_loop<G: GamePlayers>(
         G::NAME,
         game.variant()
     );
-    for spec in &cfg.baseline.opponents {
-        crate::arena::parse_game_player(game, spec, 0)
-            .map_err(|e| anyhow::anyhow!("[baseline] opponents: {e}"))?;
+    // Opponents that never play (`every = 0`) need not be this game's.
+    if cfg.baseline.every > 0 {
+        for spec in &cfg.baseline.opponents {
+            crate::arena::parse_game_player(game, spec, 0)
+                .map_err(|e| anyhow::anyhow!("[baseline] opponents: {e}"))?;
+        }
     }
     let started = Instant::now();
     // A run that was finished and is trained further is not finished any
