@@ -541,12 +541,9 @@ impl RunConfig {
 
     /// [`RunConfig::validate`] for a program whose games are `R`'s.
     pub fn validate_for<R: Registry>(&self) -> Result<(), String> {
-        struct Known;
-        impl crate::games::GameTask for Known {
-            type Output = ();
-            fn run<G: crate::arena::GamePlayers>(self, _: G) {}
-        }
-        R::with_game(&self.game.name, &self.game.variant, Known)
+        // One look-up of the game: an unknown one is the first error, the
+        // players' verdict waits until the tables' own checks have spoken.
+        let players = R::with_game(&self.game.name, &self.game.variant, Players(self))
             .map_err(|e| format!("[game] {e}"))?;
         self.search
             .validate()
@@ -638,8 +635,7 @@ impl RunConfig {
         self.selfplay
             .server_options()
             .map_err(|e| format!("selfplay: {e}"))?;
-        R::with_game(&self.game.name, &self.game.variant, Players(self))
-            .map_err(|e| format!("[game] {e}"))?
+        players
     }
 
     /// Keys whose values differ between two configs, as `table.key`.
