@@ -19,6 +19,7 @@ pub mod game;
 pub mod games;
 pub mod mcts;
 pub mod nn;
+pub mod reanalyse;
 pub mod replay;
 pub mod run;
 pub mod selfplay;

@@ -148,6 +148,18 @@ pub struct SearchConfig {
     /// turns it on for a player. Ignored by a discounted search and by one
     /// with a [`draw_score`](Self::draw_score).
     pub solver: bool,
+    /// KataGo's forced playouts and policy target pruning, at the root of a
+    /// full PUCT search with noise (self-play), with `k` this value (default
+    /// 0: off; KataGo uses 2). Each root child is owed `sqrt(k * P * N)`
+    /// descents, `P` its noised prior and `N` the root's, and is descended
+    /// into until it has had them, so that the moves the noise proposes are
+    /// measured. The visits forced beyond what PUCT would have given are
+    /// then taken back out of the policy target and of the temperature's
+    /// sampling, and children left with one visit dropped, so that the
+    /// network is not taught to repeat the noise (Wu 2019, section 3.1).
+    /// PUCT only: the Gumbel root has its own answer to both problems, so
+    /// a value above 0 with `gumbel = true` is refused.
+    pub forced_playouts: f32,
 }
 
 impl Default for SearchConfig {
@@ -179,6 +191,7 @@ impl Default for SearchConfig {
             score_weight: 0.0,
             score_threshold: 0.0,
             solver: false,
+            forced_playouts: 0.0,
         }
     }
 }
@@ -251,6 +264,7 @@ impl SearchConfig {
             ("c_visit", self.c_visit),
             ("c_scale", self.c_scale),
             ("lcb_z", self.lcb_z),
+            ("forced_playouts", self.forced_playouts),
         ] {
             if !finite_nonneg(x) {
                 return bad(field, "must be a finite number >= 0");
@@ -283,6 +297,18 @@ impl SearchConfig {
         if !(0.0..1.0).contains(&self.score_threshold) {
             return bad("score_threshold", "must be from 0 to below 1");
         }
+        if self.forced_playouts > 0.0 && self.gumbel {
+            return bad(
+                "forced_playouts",
+                "is PUCT's: set gumbel = false, or forced_playouts = 0 (the Gumbel root prunes its own targets)",
+            );
+        }
         Ok(())
+    }
+
+    /// Whether forced playouts act on a search's root: a full self-play
+    /// PUCT search, as [`forced_playouts`](Self::forced_playouts) says.
+    pub fn forces_playouts(&self, full: bool) -> bool {
+        self.forced_playouts > 0.0 && self.noise && full && !self.gumbel
     }
 }

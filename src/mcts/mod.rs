@@ -410,6 +410,13 @@ impl<S: State> Search<S> {
                 return self.tree.node(ROOT).first_edge as usize
                     + g.next(&self.tree, ROOT, &self.cfg);
             }
+            if self.cfg.forces_playouts(self.mv.full) {
+                let k = self.cfg.forced_playouts;
+                let priors = &self.mv.root_priors;
+                if let Some(i) = puct::select_forced(&self.tree, ROOT, &self.cfg, priors, k) {
+                    return i;
+                }
+            }
             return puct::select(
                 &self.tree,
                 ROOT,
@@ -588,6 +595,7 @@ impl<S: State> Search<S> {
         let edges = self.tree.edges_of(ROOT);
         let actions: Vec<S::Action> = edges.iter().map(|e| e.action).collect();
         let visits: Vec<u32> = range
+            .clone()
             .map(|i| self.tree.edge_stats(i, root.view).0)
             .collect();
         let priors: Vec<f32> = edges.iter().map(|e| e.prior).collect();
@@ -602,16 +610,31 @@ impl<S: State> Search<S> {
             });
             (policy, pick)
         } else {
-            let total: u32 = visits.iter().sum();
-            let policy = if total == 0 {
+            // Forced playouts' extra visits leave both the target and the
+            // sampled choice: they were spent to measure, not to recommend.
+            let forced =
+                self.cfg.forces_playouts(self.mv.full) && self.mv.root_priors.len() == visits.len();
+            let weights: Vec<f32> = if forced {
+                let q: Vec<Option<f32>> = range
+                    .clone()
+                    .map(|i| self.tree.edge_stats(i, root.view).1)
+                    .collect();
+                let k = self.cfg.forced_playouts;
+                puct::prune_forced(&visits, &self.mv.root_priors, &q, &self.cfg, k)
+            } else {
+                visits.iter().map(|&v| v as f32).collect()
+            };
+            let total: f32 = weights.iter().sum();
+            let policy = if total == 0.0 {
                 priors.clone()
             } else {
-                visits.iter().map(|&v| v as f32 / total as f32).collect()
+                weights.iter().map(|&w| w / total).collect()
             };
             let t = self.cfg.temperature_at(root.pos.ply());
             // The policy target keeps every visit; the choice, none spent
             // on an action proven worse than another.
-            let choosable = self.unrefuted(&visits);
+            let kept: Vec<u32> = weights.iter().map(|&w| w.round() as u32).collect();
+            let choosable = self.unrefuted(&kept);
             let lcb = (t == 0.0 && self.cfg.lcb_z > 0.0)
                 .then(|| self.lcb_pick(&choosable))
                 .flatten();

@@ -320,6 +320,39 @@ impl<G: Game> ReplayWindow<G> {
         }
     }
 
+    /// The game whose positions the window holds.
+    pub fn game(&self) -> &G {
+        &self.game
+    }
+
+    /// The position held at `index` (0 the oldest), with its targets.
+    ///
+    /// # Panics
+    /// If `index` is not below [`len`](Self::len).
+    pub fn get(&self, index: usize) -> &WindowSample<G::State> {
+        &self.samples[index]
+    }
+
+    /// Gives the position at `index` a new policy target and, where
+    /// `search_wdl` is given, a new search value: a later search's answer
+    /// ([`crate::reanalyse`]). The result, margin and moves left stay the
+    /// game's. In memory only: the record files keep what self-play wrote.
+    ///
+    /// # Panics
+    /// If `index` is not below [`len`](Self::len).
+    pub fn retarget(
+        &mut self,
+        index: usize,
+        policy: Vec<(u32, f32)>,
+        search_wdl: Option<[f32; 3]>,
+    ) {
+        let s = &mut self.samples[index];
+        s.policy = policy;
+        if search_wdl.is_some() {
+            s.search_wdl = search_wdl;
+        }
+    }
+
     /// `n` positions drawn uniformly (with replacement) from the window.
     pub fn sample<'a, R: Rng>(&'a self, rng: &mut R, n: usize) -> Vec<&'a WindowSample<G::State>> {
         if self.samples.is_empty() {

@@ -11,6 +11,7 @@ use crate::games::{Builtin, Registry};
 use crate::mcts::SearchConfig;
 use crate::nn::BackendKind;
 pub use crate::nn::ModelSection;
+use crate::reanalyse::ReanalyseConfig;
 use crate::replay::window::WindowConfig;
 use crate::selfplay::SelfPlayConfig;
 use crate::train::config::TrainConfig;
@@ -323,6 +324,8 @@ pub struct RunConfig {
     pub pretrain: PretrainConfig,
     #[serde(default)]
     pub workers: WorkersConfig,
+    #[serde(default)]
+    pub reanalyse: ReanalyseConfig,
 }
 
 impl Default for RunConfig {
@@ -611,6 +614,7 @@ impl RunConfig {
             }
         }
         self.pretrain.validate()?;
+        self.reanalyse.validate()?;
         let r = &self.replay;
         if r.min_size == 0 || r.max_size < r.min_size || !(r.alpha > 0.0 && r.alpha <= 1.0) {
             return Err("replay: need 0 < min_size <= max_size and 0 < alpha <= 1".into());

@@ -8,7 +8,8 @@
 //! weight averaging (`averaging`), the gating match
 //! (`gating::gate_candidate`), the baseline matches
 //! (`baseline::measure`), and publishing to the run's store
-//! (`publish`).
+//! (`publish`); between games and training, optionally, the window's
+//! positions searched again (`reanalysis`).
 
 mod averaging;
 pub mod baseline;
@@ -21,6 +22,7 @@ pub mod metrics;
 pub mod pretrain;
 pub mod progress;
 mod publish;
+mod reanalysis;
 pub mod shared;
 pub mod status;
 pub mod train_loop;

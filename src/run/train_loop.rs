@@ -491,6 +491,15 @@ impl<'a, G: GamePlayers> Loop<'a, G> {
         let Some((new_positions, games)) = self.games(g)? else {
             return Ok(Ended::Stopped);
         };
+        super::reanalysis::reanalyse_window(
+            &self.ctx,
+            &mut self.window,
+            &mut self.log,
+            self.trainer.steps(),
+            self.best,
+            g,
+            new_positions,
+        )?;
         let Some(trained) = train_generation(
             &self.ctx,
             &mut self.trainer,

@@ -46,6 +46,7 @@ mod notation;
 mod perft;
 mod players;
 mod pretrain;
+mod reanalyse;
 mod rules;
 mod selfplay;
 mod sgf;

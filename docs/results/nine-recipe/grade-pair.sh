@@ -1,11 +1,12 @@
 #!/bin/bash
 # Grades both sides of the Nine A/B pair at equal CPU-hours: for each T, the newest
 # checkpoint of each run at or below T (its meta.json's cpu_seconds).
-# RUNS: the folder holding the two runs and nine-db (default runs); YZ: the binary.
-RUNS=${RUNS:-runs}; YZ=${YZ:-yinsh-zero}; HERE=$(cd "$(dirname "$0")" && pwd)
+# RUNS: the folder holding the runs and nine-db (default runs); YZ: the binary;
+# PAIR: the runs' folder names under RUNS (default "a-today b-search-value").
+RUNS=${RUNS:-runs}; YZ=${YZ:-yinsh-zero}; PAIR=${PAIR:-a-today b-search-value}; HERE=$(cd "$(dirname "$0")" && pwd)
 cd "$RUNS" && mkdir -p grades
 for T in "$@"; do
-  python3 "$HERE/pick.py" $T a-today b-search-value | while read r g c s n; do
+  python3 "$HERE/pick.py" $T $PAIR | while read r g c s n; do
     out=grades/$r-$g.json
     [ -s $out ] || nice -n 5 "$YZ" grade --checkpoint $r/checkpoints/$g --endgame 2000 --games 0 --positions 0 --vs-perfect 0 --db nine-db --json > $out 2>/dev/null
     python3 -c "
