@@ -1252,24 +1252,19 @@ fn forced_playouts_are_refused_where_they_cannot_act() {
         forced_playouts: 2.0,
         ..SearchConfig::default()
     };
-    assert!(matches!(
-        with_gumbel.validate(),
-        Err(SearchError::InvalidConfig {
-            field: "forced_playouts",
-            ..
-        })
-    ));
     let negative = SearchConfig {
         forced_playouts: -1.0,
         ..SearchConfig::default()
     };
-    assert!(matches!(
-        negative.validate(),
-        Err(SearchError::InvalidConfig {
-            field: "forced_playouts",
-            ..
-        })
-    ));
+    for cfg in [with_gumbel, negative] {
+        assert!(matches!(
+            cfg.validate(),
+            Err(SearchError::InvalidConfig {
+                field: "forced_playouts",
+                ..
+            })
+        ));
+    }
     // In play (no noise) the key changes nothing.
     let play = SearchConfig {
         forced_playouts: 2.0,

@@ -7,50 +7,15 @@ use std::fs;
 
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
-use yinsh_zero::evaluator::{Evaluation, Evaluator, UniformEvaluator};
+use yinsh_zero::evaluator::{Evaluation, Evaluator};
 use yinsh_zero::game::{Game, State};
 use yinsh_zero::games::yinsh::{Position, Yinsh};
 use yinsh_zero::mcts::{SearchConfig, search};
 use yinsh_zero::reanalyse::{self, ReanalyseConfig};
-use yinsh_zero::replay::window::{ReplayWindow, WindowConfig, WindowSample};
-use yinsh_zero::selfplay::{self, Progress, SelfPlayConfig};
+use yinsh_zero::replay::window::{ReplayWindow, WindowSample};
 
+use common::blitz::{BLITZ, window};
 use common::cli::{succeeded, yz};
-
-const BLITZ: Yinsh = Yinsh::blitz();
-
-/// Real self-play records of blitz YINSH, in a window.
-fn window() -> ReplayWindow<Yinsh> {
-    let dir = tempfile::tempdir().unwrap();
-    let cfg = SelfPlayConfig {
-        workers: 1,
-        games_in_flight: 4,
-        ..SelfPlayConfig::default()
-    };
-    let search = SearchConfig {
-        simulations: 8,
-        ..SearchConfig::default()
-    };
-    let s = selfplay::run(
-        &BLITZ,
-        &cfg,
-        &search,
-        4,
-        5,
-        0,
-        dir.path(),
-        "t",
-        |_| Ok(UniformEvaluator),
-        &Progress::default(),
-        &|| false,
-    )
-    .unwrap();
-    let mut w = ReplayWindow::new(BLITZ, WindowConfig::default());
-    for f in &s.files {
-        w.add_file(f).unwrap();
-    }
-    w
-}
 
 /// A network with opinions: the prior favours low action indices, the
 /// value depends on the position, so a search's targets differ from the

@@ -1,50 +1,14 @@
 //! Gradient steps with a real (tiny) network on real self-play records.
 
+use crate::common::blitz::{BLITZ, window};
+
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
-use yinsh_zero::evaluator::UniformEvaluator;
 use yinsh_zero::game::Game;
-use yinsh_zero::games::yinsh::Yinsh;
-use yinsh_zero::mcts::SearchConfig;
 use yinsh_zero::nn::{ModelConfig, default_device};
-use yinsh_zero::replay::window::{ReplayWindow, ValueTarget, WindowConfig};
-use yinsh_zero::selfplay::{self, Progress, SelfPlayConfig};
+use yinsh_zero::replay::window::ValueTarget;
 use yinsh_zero::train::config::TrainConfig;
 use yinsh_zero::train::{Batch, Trainer};
-
-const BLITZ: Yinsh = Yinsh::blitz();
-
-fn window() -> ReplayWindow<Yinsh> {
-    let dir = tempfile::tempdir().unwrap();
-    let cfg = SelfPlayConfig {
-        workers: 1,
-        games_in_flight: 4,
-        ..SelfPlayConfig::default()
-    };
-    let search = SearchConfig {
-        simulations: 8,
-        ..SearchConfig::default()
-    };
-    let s = selfplay::run(
-        &BLITZ,
-        &cfg,
-        &search,
-        4,
-        5,
-        0,
-        dir.path(),
-        "t",
-        |_| Ok(UniformEvaluator),
-        &Progress::default(),
-        &|| false,
-    )
-    .unwrap();
-    let mut w = ReplayWindow::new(BLITZ, WindowConfig::default());
-    for f in &s.files {
-        w.add_file(f).unwrap();
-    }
-    w
-}
 
 #[test]
 fn steps_fit_a_fixed_batch_and_report_sane_metrics() {

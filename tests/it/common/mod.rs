@@ -1,5 +1,6 @@
 //! Helpers shared by the integration tests.
 
+pub mod blitz;
 pub mod cli;
 pub mod conformance;
 pub mod moto;
