@@ -9,9 +9,10 @@ use crate::games::{GameTask, Registry, With};
 use crate::run::RunDir;
 use crate::run::config::{RunConfig, SelfPlaySource};
 use crate::run::pretrain::{WarmStart, warm_start};
+use crate::run::resume::ResumePoint;
 use crate::run::shared::{SharedRun, utc};
 use crate::run::status::RunStatus;
-use crate::run::train_loop::{LoopSummary, settle_config, train, train_shared};
+use crate::run::train_loop::{LoopSummary, settle_config, train, train_keeping, train_shared};
 use crate::run::worker::WorkerTally;
 
 #[derive(clap::Args)]
@@ -36,6 +37,13 @@ pub struct Args {
     /// at any time: the store holds everything needed to resume.
     #[arg(long, value_name = "DIR")]
     cache: Option<PathBuf>,
+    /// Keep the run's resume point in DIR: the frozen config, the newest
+    /// checkpoint with its optimizer state and the best network, replaced
+    /// after each generation and removed when the run reaches its limit.
+    /// A run folder without checkpoints begins from it, so a long run
+    /// outlives its machine when DIR is kept (docs/reference.md).
+    #[arg(long, value_name = "DIR")]
+    resume_point: Option<PathBuf>,
     #[command(flatten)]
     backend: super::BackendArg,
 }
@@ -82,6 +90,7 @@ fn run_dir(run: &Option<PathBuf>) -> RunDir {
 /// or at a location.
 struct Train<'a> {
     at: Where<'a>,
+    resume: Option<ResumePoint>,
     cfg: RunConfig,
     stop: &'a AtomicBool,
 }
@@ -94,9 +103,15 @@ enum Where<'a> {
 impl GameTask for Train<'_> {
     type Output = anyhow::Result<LoopSummary>;
     fn run<G: GamePlayers>(self, game: G) -> Self::Output {
-        match self.at {
-            Where::Project(dir) => train(&game, &dir, self.cfg, self.stop),
-            Where::At(shared) => train_shared(&game, shared, self.cfg, self.stop),
+        match (self.at, &self.resume) {
+            (Where::Project(dir), None) => train(&game, &dir, self.cfg, self.stop),
+            (Where::At(shared), None) => train_shared(&game, shared, self.cfg, self.stop),
+            (Where::Project(dir), Some(r)) => {
+                train_keeping(&game, &dir, None, r, self.cfg, self.stop)
+            }
+            (Where::At(shared), Some(r)) => {
+                train_keeping(&game, shared.dir(), Some(shared), r, self.cfg, self.stop)
+            }
         }
     }
 }
@@ -131,6 +146,7 @@ pub fn run<R: Registry>(args: Args) -> anyhow::Result<()> {
         &variant,
         Train {
             at,
+            resume: args.resume_point.as_deref().map(ResumePoint::at),
             cfg,
             stop: &stop,
         },

@@ -8,8 +8,9 @@
 //! weight averaging (`averaging`), the gating match
 //! (`gating::gate_candidate`), the baseline matches
 //! (`baseline::measure`), and publishing to the run's store
-//! (`publish`); between games and training, optionally, the window's
-//! positions searched again (`reanalysis`).
+//! (`publish`, which also keeps a long run's `resume` point); between
+//! games and training, optionally, the window's positions searched again
+//! (`reanalysis`).
 
 mod averaging;
 pub mod baseline;
@@ -23,6 +24,7 @@ pub mod pretrain;
 pub mod progress;
 mod publish;
 mod reanalysis;
+pub mod resume;
 pub mod shared;
 pub mod status;
 pub mod train_loop;

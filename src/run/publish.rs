@@ -1,30 +1,43 @@
 //! The publish phase: what the loop has completed goes to the run's store
 //! as soon as it is complete (docs/distributed.md), and nowhere when the
-//! run is a plain folder. One small type, so that each phase says what it
-//! publishes without asking whether there is a store.
+//! run is a plain folder; each generation also replaces the run's resume
+//! point where it keeps one ([`ResumePoint`]). One small type, so that
+//! each phase says what it publishes without asking where it goes.
 
 use std::path::Path;
 
+use super::dir::RunDir;
+use super::resume::ResumePoint;
 use super::shared::{Finished, SharedRun};
 use crate::checkpoint;
 
-/// The run's store, if it lives at a location ([`SharedRun`]); every
-/// method does nothing for a plain folder.
+/// The run's store, if it lives at a location ([`SharedRun`]), and its
+/// resume point with the folder it is taken from, if it keeps one; what
+/// has neither is not sent anywhere.
 #[derive(Clone, Copy)]
-pub(crate) struct Publish<'a>(Option<&'a SharedRun>);
+pub(crate) struct Publish<'a> {
+    store: Option<&'a SharedRun>,
+    resume: Option<(&'a ResumePoint, &'a RunDir)>,
+}
 
 impl<'a> Publish<'a> {
-    pub fn new(shared: Option<&'a SharedRun>) -> Publish<'a> {
-        Publish(shared)
+    pub fn new(
+        shared: Option<&'a SharedRun>,
+        resume: Option<(&'a ResumePoint, &'a RunDir)>,
+    ) -> Publish<'a> {
+        Publish {
+            store: shared,
+            resume,
+        }
     }
 
     /// The store, for the phases that also read from it.
     pub fn store(&self) -> Option<&'a SharedRun> {
-        self.0
+        self.store
     }
 
     fn each(&self, f: impl FnOnce(&SharedRun) -> anyhow::Result<()>) -> anyhow::Result<()> {
-        match self.0 {
+        match self.store {
             Some(s) => f(s),
             None => Ok(()),
         }
@@ -55,9 +68,27 @@ impl<'a> Publish<'a> {
         self.each(|s| s.push_logs())
     }
 
-    /// The run is over: its workers stop.
+    /// A generation is complete (gated, `best` written): the resume point
+    /// goes on from it.
+    pub fn generation_done(&self) -> anyhow::Result<()> {
+        if let Some((point, run)) = self.resume {
+            point
+                .save(run)
+                .map_err(|e| anyhow::anyhow!("resume point {}: {e}", point.path().display()))?;
+        }
+        Ok(())
+    }
+
+    /// The run is over: its workers stop, and its resume point, which
+    /// nothing will go on from, is removed.
     pub fn finished(&self, finished: &Finished) -> anyhow::Result<()> {
-        self.each(|s| s.publish_finished(finished))
+        self.each(|s| s.publish_finished(finished))?;
+        if let Some((point, _)) = self.resume {
+            point
+                .remove()
+                .map_err(|e| anyhow::anyhow!("resume point {}: {e}", point.path().display()))?;
+        }
+        Ok(())
     }
 
     /// Every local checkpoint the store lacks, and the `best` pointer if

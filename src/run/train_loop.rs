@@ -26,6 +26,7 @@ use super::gating::gate_candidate;
 use super::local_play::self_play;
 use super::metrics::MetricsLog;
 use super::publish::Publish;
+use super::resume::ResumePoint;
 use super::shared::{Finished, SharedRun, now_unix};
 use super::training::train_generation;
 use crate::arena::GamePlayers;
@@ -255,7 +256,7 @@ pub fn train<G: GamePlayers>(
     cfg: RunConfig,
     stop: &AtomicBool,
 ) -> Result<LoopSummary, LoopError> {
-    run_loop(game, run, None, cfg, stop)
+    run_loop(game, run, None, None, cfg, stop)
 }
 
 /// The loop on a run at a location ([`SharedRun`]): what the store holds
@@ -270,19 +271,49 @@ pub fn train_shared<G: GamePlayers>(
     stop: &AtomicBool,
 ) -> Result<LoopSummary, LoopError> {
     shared.pull_for_trainer()?;
-    run_loop(game, shared.dir(), Some(shared), cfg, stop)
+    run_loop(game, shared.dir(), Some(shared), None, cfg, stop)
+}
+
+/// [`train`] (`shared` `None`) or [`train_shared`] keeping a resume point
+/// at `resume`: a run folder without checkpoints begins from the resume
+/// point if it holds one, each complete generation replaces it, and the
+/// run that reaches its limit removes it ([`ResumePoint`]). How a long
+/// run outlives the machine it started on: the resume point is the one
+/// folder to keep.
+pub fn train_keeping<G: GamePlayers>(
+    game: &G,
+    run: &RunDir,
+    shared: Option<&SharedRun>,
+    resume: &ResumePoint,
+    cfg: RunConfig,
+    stop: &AtomicBool,
+) -> Result<LoopSummary, LoopError> {
+    if let Some(s) = shared {
+        s.pull_for_trainer()?;
+    }
+    if let Some(g) = resume.restore_into(run)? {
+        eprintln!(
+            "{}: resumed from the resume point {} at generation {g} (its replay window \
+             refills from new self-play)",
+            run.meta().display(),
+            resume.path().display()
+        );
+    }
+    run_loop(game, run, shared, Some(resume), cfg, stop)
 }
 
 fn run_loop<G: GamePlayers>(
     game: &G,
     run: &RunDir,
     shared: Option<&SharedRun>,
+    resume: Option<&ResumePoint>,
     cfg: RunConfig,
     stop: &AtomicBool,
 ) -> Result<LoopSummary, LoopError> {
+    let resume = resume.map(|r| (r, run));
     // The run's game is `G`, whether or not this crate registers it.
     let cfg = settle_config::<With<G>>(run, cfg)?;
-    Publish::new(shared).config()?;
+    Publish::new(shared, resume).config()?;
     anyhow::ensure!(
         cfg.game.name == G::NAME && cfg.game.variant == game.variant(),
         "the config plays {} ({}), not {} ({})",
@@ -324,7 +355,7 @@ fn run_loop<G: GamePlayers>(
             limit: None,
         });
     }
-    let mut lp = Loop::open(game, run, shared, cfg, stop)?;
+    let mut lp = Loop::open(game, run, shared, resume, cfg, stop)?;
     let first_generation = lp.meta.generation + 1;
     let mut g = first_generation;
     let mut interrupted = false;
@@ -415,6 +446,7 @@ impl<'a, G: GamePlayers> Loop<'a, G> {
         game: &'a G,
         run: &'a RunDir,
         shared: Option<&'a SharedRun>,
+        resume: Option<(&'a ResumePoint, &'a RunDir)>,
         cfg: RunConfig,
         stop: &'a AtomicBool,
     ) -> Result<Self, LoopError> {
@@ -428,7 +460,7 @@ impl<'a, G: GamePlayers> Loop<'a, G> {
             checkpoint::save(&ckpts, &meta, &model, None)?;
             checkpoint::write_best(&ckpts, 0)?;
         }
-        let publish = Publish::new(shared);
+        let publish = Publish::new(shared, resume);
         publish.missing_checkpoints(&ckpts)?;
         let latest = *checkpoint::list(&ckpts)?
             .last()
@@ -540,6 +572,7 @@ impl<'a, G: GamePlayers> Loop<'a, G> {
         }
         self.report(g, &result);
         self.ctx.publish.logs()?;
+        self.ctx.publish.generation_done()?;
         let bc = &self.ctx.cfg.baseline;
         if bc.every > 0 && g.is_multiple_of(bc.every) {
             let complete = baseline::measure(&self.ctx, &mut self.log, step, self.best, g)?;

@@ -515,3 +515,145 @@ fn a_score_weighted_run_trains_margins_and_plays_its_matches_with_the_weight() {
         );
     }
 }
+
+/// The generations a folder laid out as a run holds.
+fn generations(root: &Path) -> Vec<u64> {
+    checkpoint::list(&root.join("checkpoints")).unwrap()
+}
+
+#[test]
+fn a_resume_point_carries_a_killed_run_to_a_new_folder_and_ends_with_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (run, point) = (tmp.path().join("run"), tmp.path().join("keep/point"));
+    let long = write_config(tmp.path(), "long.toml", &tiny("loop.generations = 50"));
+    let mut child = Command::new(BIN)
+        .args(["train", "--config"])
+        .arg(&long)
+        .arg("--run")
+        .arg(&run)
+        .arg("--resume-point")
+        .arg(&point)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let at = |g: u64| point.join("checkpoints").join(format!("{g:06}"));
+    wait_for(|| at(2).join("meta.json").exists());
+    // A kill at any moment, a save of the point in progress included.
+    child.kill().unwrap();
+    child.wait().unwrap();
+
+    // The point is a run folder with the newest generation and the best
+    // one, the optimizer state beside the newest, and no replay data.
+    let kept = yinsh_zero::run::resume::ResumePoint::at(&point);
+    let newest = kept.generation().unwrap().expect("a generation is kept");
+    assert!(newest >= 2);
+    // A kill in the middle of a save leaves the old folder set aside,
+    // which is still the point: read through its own type.
+    let from = if point.join("checkpoints/best").exists() {
+        point.clone()
+    } else {
+        tmp.path().join("keep/.old-point")
+    };
+    let best = checkpoint::read_best(&from.join("checkpoints"))
+        .unwrap()
+        .unwrap();
+    let mut want = vec![best, newest];
+    want.sort();
+    want.dedup();
+    assert_eq!(generations(&from), want);
+    let newest_dir = from.join("checkpoints").join(format!("{newest:06}"));
+    assert!(newest_dir.join("optimizer.bpk").exists());
+    assert!(from.join("config.toml").exists());
+    assert!(!from.join("data").exists() && !from.join("logs").exists());
+    let kept_meta = checkpoint::read_meta(&newest_dir).unwrap();
+
+    // A new folder (the next machine) goes on from the point, to the end
+    // of the run's budget, and the point is dropped with the run.
+    let elsewhere = tmp.path().join("elsewhere");
+    let last = newest + 1;
+    let end = write_config(
+        tmp.path(),
+        "end.toml",
+        &tiny(&format!("loop.generations = {last}")),
+    );
+    let out = yz([
+        "train",
+        "--config",
+        end.to_str().unwrap(),
+        "--run",
+        elsewhere.to_str().unwrap(),
+        "--resume-point",
+        point.to_str().unwrap(),
+    ]);
+    succeeded(&out);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(&format!(
+            "resumed from the resume point {}",
+            point.display()
+        )) && err.contains(&format!("at generation {newest}")),
+        "{err}"
+    );
+    assert_eq!(*generations(&elsewhere).last().unwrap(), last);
+    let m =
+        checkpoint::read_meta(&elsewhere.join("checkpoints").join(format!("{last:06}"))).unwrap();
+    assert!(m.train_steps > kept_meta.train_steps, "{m:?}");
+    assert!(m.cpu_seconds > kept_meta.cpu_seconds, "{m:?}");
+    assert!(m.games_played > kept_meta.games_played, "{m:?}");
+    let left: Vec<_> = fs::read_dir(tmp.path().join("keep")).unwrap().collect();
+    assert!(left.is_empty(), "the point outlived its run: {left:?}");
+}
+
+#[test]
+fn a_resume_point_is_never_read_over_a_run_with_checkpoints_of_its_own() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (a, b, point) = (
+        tmp.path().join("a"),
+        tmp.path().join("b"),
+        tmp.path().join("point"),
+    );
+    let one = write_config(tmp.path(), "one.toml", &tiny("loop.generations = 1"));
+    succeeded(&train(&one, &a));
+    succeeded(&train(&one, &b));
+    let kept = yinsh_zero::run::resume::ResumePoint::at(&point);
+    assert_eq!(kept.generation().unwrap(), None);
+    assert_eq!(kept.save(&yinsh_zero::run::RunDir::new(&a)).unwrap(), 1);
+    // Saving again replaces the folder whole and leaves nothing beside it.
+    kept.save(&yinsh_zero::run::RunDir::new(&a)).unwrap();
+    let beside: Vec<String> = fs::read_dir(tmp.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with('.'))
+        .collect();
+    assert!(beside.is_empty(), "{beside:?}");
+    let b_meta = checkpoint::read_meta(&b.join("checkpoints/000001")).unwrap();
+    assert_eq!(
+        kept.restore_into(&yinsh_zero::run::RunDir::new(&b))
+            .unwrap(),
+        None
+    );
+    assert_eq!(
+        checkpoint::read_meta(&b.join("checkpoints/000001")).unwrap(),
+        b_meta,
+        "b's own checkpoint was overwritten"
+    );
+    // A kill between the swap's two renames: the point is the folder set
+    // aside, and a new folder still begins from it.
+    fs::rename(&point, tmp.path().join(".old-point")).unwrap();
+    let c = yinsh_zero::run::RunDir::new(&tmp.path().join("c"));
+    assert_eq!(kept.restore_into(&c).unwrap(), Some(1));
+    let best_a = checkpoint::read_best(&a.join("checkpoints"))
+        .unwrap()
+        .unwrap();
+    let mut want = vec![best_a, 1];
+    want.sort();
+    want.dedup();
+    assert_eq!(generations(&c.root), want);
+    assert_eq!(
+        checkpoint::read_best(&c.checkpoints()).unwrap(),
+        Some(best_a)
+    );
+    kept.remove().unwrap();
+    assert_eq!(kept.generation().unwrap(), None);
+}
