@@ -187,12 +187,17 @@ pub fn bench_train<G: crate::game::Game>(
             let legal = pos.legal_actions();
             if legal.len() > 1 {
                 let p = 1.0 / legal.len() as f32;
+                let policy: Vec<(u32, f32)> = legal
+                    .iter()
+                    .map(|&a| (game.action_index(a) as u32, p))
+                    .collect();
                 samples.push(WindowSample {
                     position: pos.clone(),
-                    policy: legal
-                        .iter()
-                        .map(|&a| (game.action_index(a) as u32, p))
-                        .collect(),
+                    // A reply target where the network has a head for it
+                    // (the shape of one, not a real reply: the step's cost
+                    // is what counts here).
+                    reply: Some(policy.clone()),
+                    policy,
                     outcome: 0,
                     margin: pos.margin(pos.to_act()),
                     moves_left: None,

@@ -34,11 +34,12 @@
 //! assert_eq!(out.wdl.len(), 2 * 3);
 //! // Gradients of the loss with respect to each output, then the weights'.
 //! let (dp, dw, dm) = (vec![0.0; 2 * shape.action_space()], vec![0.1; 6], vec![0.0; 2]);
-//! let grads = pass.backward(&model, &dp, &dw, &dm);
+//! let grads = pass.backward(&model, &dp, &dw, &dm, None);
 //! assert!(grads.len() > 0);
 //! ```
 
 use burn::module::Param;
+use burn::nn::conv::Conv2d;
 use burn::nn::{BatchNorm, Linear};
 use burn::optim::GradientsParams;
 use burn::tensor::{Device, Tensor, TensorData};
@@ -515,6 +516,146 @@ pub struct TrainOutput<'a> {
     pub wdl: &'a [f32],
     /// `[batch]` tanh-squashed margins.
     pub margin: &'a [f32],
+    /// `[batch, action space]` logits of the reply head, where the network
+    /// has one ([`crate::nn::ModelConfig::reply_head`]).
+    pub reply: Option<&'a [f32]>,
+}
+
+/// An output over the action space: a 1x1 convolution of the policy
+/// features per cell, and a dense layer of the pooled trunk for the
+/// actions tied to no cell. The policy and the reply head are one each.
+struct ActionHead {
+    /// `[cin, planes]`, with its bias.
+    cin: usize,
+    planes: usize,
+    weight: Vec<f32>,
+    bias: Vec<f32>,
+    pass: Option<Dense>,
+}
+
+impl ActionHead {
+    fn new(conv: &Conv2d, pass: Option<&Linear>) -> ActionHead {
+        let (_, cin, planes, weight) = conv_matrix(conv);
+        let bias = conv
+            .bias
+            .as_ref()
+            .map(param)
+            .unwrap_or_else(|| vec![0.0; planes]);
+        ActionHead {
+            cin,
+            planes,
+            weight,
+            bias,
+            pass: pass.map(Dense::from_linear),
+        }
+    }
+
+    /// The logits `[batch, space]` from the policy features `[rows, cin]`
+    /// and, where the head has a pass layer, the pooled trunk `[batch, c]`.
+    fn forward(&self, features: &[f32], pooled: &[f32], board: Board, space: usize) -> Vec<f32> {
+        let (batch, cells, rows) = (board.batch, board.cells(), board.rows());
+        let planes = self.planes;
+        let mut per_cell = vec![0.0; rows * planes];
+        matmul_rows(
+            rows,
+            self.cin,
+            planes,
+            features,
+            &self.weight,
+            (planes, 1),
+            &mut per_cell,
+        );
+        for row in per_cell.chunks_exact_mut(planes) {
+            add_assign(row, &self.bias);
+        }
+        let mut out = vec![0.0; batch * space];
+        transpose_blocks(
+            &per_cell,
+            cells * planes,
+            &mut out,
+            space,
+            batch,
+            (cells, planes),
+        );
+        if let Some(pass) = &self.pass {
+            let extra = dense_forward(pass, pooled, batch);
+            for b in 0..batch {
+                out[b * space + planes * cells..(b + 1) * space]
+                    .copy_from_slice(&extra[b * pass.outputs..(b + 1) * pass.outputs]);
+            }
+        }
+        out
+    }
+
+    /// Registers the gradients of `conv` and `pass` (the layers the head
+    /// was read from) given `d_out`, the loss's gradient with respect to
+    /// the logits, and adds the gradients of its inputs: the policy
+    /// features' into `d_features`, the trunk's through the pooling into
+    /// `dh`.
+    #[allow(clippy::too_many_arguments)]
+    fn backward(
+        &self,
+        (conv, pass): (&Conv2d, Option<&Linear>),
+        (features, pooled): (&[f32], &[f32]),
+        d_out: &[f32],
+        (board, space): (Board, usize),
+        (grads, device): (&mut GradientsParams, &Device),
+        d_features: &mut [f32],
+        dh: &mut [f32],
+    ) {
+        let (batch, cells, rows) = (board.batch, board.cells(), board.rows());
+        let (cin, planes) = (self.cin, self.planes);
+        let mut d_cell = vec![0.0; rows * planes];
+        transpose_blocks(
+            d_out,
+            space,
+            &mut d_cell,
+            cells * planes,
+            batch,
+            (planes, cells),
+        );
+        let dw = matmul_tn(rows, cin, planes, features, &d_cell);
+        register(
+            grads,
+            &conv.weight,
+            conv_grad_to_burn(&dw, 1, cin, planes),
+            device,
+        );
+        if let Some(bias) = &conv.bias {
+            register(grads, bias, column_sums(rows, planes, &d_cell), device);
+        }
+        let mut dfeat = vec![0.0; rows * cin];
+        matmul_rows(
+            rows,
+            planes,
+            cin,
+            &d_cell,
+            &self.weight,
+            (1, planes),
+            &mut dfeat,
+        );
+        add_assign(d_features, &dfeat);
+        if let (Some(dense), Some(layer)) = (&self.pass, pass) {
+            let c = dense.inputs;
+            let d_extra: Vec<f32> = (0..batch)
+                .flat_map(|b| {
+                    d_out[b * space + planes * cells..(b + 1) * space]
+                        .iter()
+                        .copied()
+                })
+                .collect();
+            let (dw, db, dpooled) = dense_backward(dense, pooled, &d_extra, batch);
+            register_dense(grads, layer, dw, db, device);
+            for b in 0..batch {
+                let dp = &dpooled[b * c..(b + 1) * c];
+                for cell in dh[b * cells * c..(b + 1) * cells * c].chunks_exact_mut(c) {
+                    for (d, g) in cell.iter_mut().zip(dp) {
+                        *d += g / cells as f32;
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// The weights of one step, read from the model at [`Backprop::forward`].
@@ -522,9 +663,8 @@ struct Weights {
     stem: ConvBnWeights,
     blocks: Vec<(ConvBnWeights, ConvBnWeights)>,
     policy_hidden: ConvBnWeights,
-    /// `[cin, planes]`, with its bias.
-    policy_out: (usize, usize, Vec<f32>, Vec<f32>),
-    pass: Option<Dense>,
+    policy: ActionHead,
+    reply: Option<ActionHead>,
     value_conv: ConvBnWeights,
     /// Rows permuted from burn's channel-major flattening to cell-major.
     value_hidden: Dense,
@@ -554,6 +694,7 @@ struct Activations {
     policy: Vec<f32>,
     wdl: Vec<f32>,
     margin: Vec<f32>,
+    reply: Option<Vec<f32>>,
 }
 
 /// The training pass of a [`Model`] on the CPU: [`forward`](Self::forward)
@@ -633,7 +774,7 @@ impl Backprop {
         let h = &a.trunk[blocks];
         let c = w.stem.cout;
 
-        // Policy.
+        // Policy, and the reply head where the network has one.
         let space = shape.action_space();
         w.policy_hidden.forward(
             &model.policy_hidden.bn,
@@ -643,39 +784,17 @@ impl Backprop {
             None,
             &mut a.policy_features,
         );
-        let (pin, planes, pw, pb) = &w.policy_out;
-        let mut per_cell = vec![0.0; rows * planes];
-        matmul_rows(
-            rows,
-            *pin,
-            *planes,
-            &a.policy_features,
-            pw,
-            (*planes, 1),
-            &mut per_cell,
-        );
-        for row in per_cell.chunks_exact_mut(*planes) {
-            add_assign(row, pb);
-        }
-        a.policy.resize(batch * space, 0.0);
-        let stride = cells * planes;
-        transpose_blocks(
-            &per_cell,
-            stride,
-            &mut a.policy,
-            space,
-            batch,
-            (cells, *planes),
-        );
-        if let Some(pass) = &w.pass {
+        if w.policy.pass.is_some() {
             a.pooled.resize(batch * c, 0.0);
             pool_cells(h, batch, cells, c, &mut a.pooled);
-            let extra = dense_forward(pass, &a.pooled, batch);
-            for b in 0..batch {
-                a.policy[b * space + planes * cells..(b + 1) * space]
-                    .copy_from_slice(&extra[b * pass.outputs..(b + 1) * pass.outputs]);
-            }
         }
+        a.policy = w
+            .policy
+            .forward(&a.policy_features, &a.pooled, board, space);
+        a.reply = w
+            .reply
+            .as_ref()
+            .map(|r| r.forward(&a.policy_features, &a.pooled, board, space));
 
         // Value.
         w.value_conv.forward(
@@ -697,6 +816,7 @@ impl Backprop {
             policy: &self.acts.policy,
             wdl: &self.acts.wdl,
             margin: &self.acts.margin,
+            reply: self.acts.reply.as_deref(),
         }
     }
 
@@ -704,9 +824,11 @@ impl Backprop {
     /// last [`forward`](Self::forward)), from the loss's gradients with
     /// respect to its outputs: `d_policy` `[batch, action space]`, `d_wdl`
     /// `[batch, 3]` (both with respect to the logits) and `d_margin`
-    /// `[batch]` (with respect to the tanh-squashed margin). On the
-    /// device under `model`'s autodiff one, ready for burn's optimizer
-    /// (which steps only parameters on an autodiff device).
+    /// `[batch]` (with respect to the tanh-squashed margin), and
+    /// `d_reply` `[batch, action space]` for the reply head where the
+    /// network has one (`None`: no gradient reaches it). On the device
+    /// under `model`'s autodiff one, ready for burn's optimizer (which
+    /// steps only parameters on an autodiff device).
     ///
     /// # Panics
     /// Without a forward pass first, or if the gradients' sizes do not
@@ -717,6 +839,7 @@ impl Backprop {
         d_policy: &[f32],
         d_wdl: &[f32],
         d_margin: &[f32],
+        d_reply: Option<&[f32]>,
     ) -> GradientsParams {
         let w = self.weights.as_ref().expect("a forward pass first");
         let a = &self.acts;
@@ -759,31 +882,33 @@ impl Backprop {
             .backward(h, board, &a.value_conv, &mut dfeat, Some(&mut dh));
         register_conv_bn(&mut grads, &model.value_conv, g, &device);
 
-        // Policy head.
-        let (pin, planes, pw, _) = &w.policy_out;
-        let mut d_cell = vec![0.0; rows * planes];
-        let stride = cells * planes;
-        transpose_blocks(
+        // Policy head, and the reply head on the same features.
+        let mut dfeat = vec![0.0; rows * w.policy.cin];
+        let out = (board, space);
+        let inputs = (a.policy_features.as_slice(), a.pooled.as_slice());
+        let layers = (&model.policy_out, model.pass.as_ref());
+        w.policy.backward(
+            layers,
+            inputs,
             d_policy,
-            space,
-            &mut d_cell,
-            stride,
-            batch,
-            (*planes, cells),
+            out,
+            (&mut grads, &device),
+            &mut dfeat,
+            &mut dh,
         );
-        let dw = matmul_tn(rows, *pin, *planes, &a.policy_features, &d_cell);
-        let db = column_sums(rows, *planes, &d_cell);
-        register(
-            &mut grads,
-            &model.policy_out.weight,
-            conv_grad_to_burn(&dw, 1, *pin, *planes),
-            &device,
-        );
-        if let Some(bias) = &model.policy_out.bias {
-            register(&mut grads, bias, db, &device);
+        if let (Some(head), Some(conv), Some(d_reply)) = (&w.reply, &model.reply_out, d_reply) {
+            assert_eq!(d_reply.len(), batch * space);
+            let layers = (conv, model.reply_pass.as_ref());
+            head.backward(
+                layers,
+                inputs,
+                d_reply,
+                out,
+                (&mut grads, &device),
+                &mut dfeat,
+                &mut dh,
+            );
         }
-        let mut dfeat = vec![0.0; rows * pin];
-        matmul_rows(rows, *planes, *pin, &d_cell, pw, (1, *planes), &mut dfeat);
         relu_mask(&mut dfeat, &a.policy_features);
         let mut dh_policy = Vec::new();
         let g =
@@ -791,27 +916,6 @@ impl Backprop {
                 .backward(h, board, &a.policy_hidden, &mut dfeat, Some(&mut dh_policy));
         register_conv_bn(&mut grads, &model.policy_hidden, g, &device);
         add_assign(&mut dh, &dh_policy);
-        if let (Some(pass), Some(layer)) = (&w.pass, &model.pass) {
-            let extra = pass.outputs;
-            let d_extra: Vec<f32> = (0..batch)
-                .flat_map(|b| {
-                    d_policy[b * space + planes * cells..(b + 1) * space]
-                        .iter()
-                        .copied()
-                })
-                .collect();
-            debug_assert_eq!(d_extra.len(), batch * extra);
-            let (dw, db, dpooled) = dense_backward(pass, &a.pooled, &d_extra, batch);
-            register_dense(&mut grads, layer, dw, db, &device);
-            for b in 0..batch {
-                let dp = &dpooled[b * c..(b + 1) * c];
-                for cell in dh[b * cells * c..(b + 1) * cells * c].chunks_exact_mut(c) {
-                    for (d, g) in cell.iter_mut().zip(dp) {
-                        *d += g / cells as f32;
-                    }
-                }
-            }
-        }
 
         // Trunk, last block first: `dh` is the gradient of its output.
         let mut dmid = Vec::new();
@@ -872,13 +976,6 @@ fn read_weights(model: &Model, shape: NetShape) -> Weights {
         value_hidden.outputs,
         true,
     );
-    let (_, pin, planes, pw) = conv_matrix(&model.policy_out);
-    let pb = model
-        .policy_out
-        .bias
-        .as_ref()
-        .map(param)
-        .unwrap_or_else(|| vec![0.0; planes]);
     Weights {
         stem: ConvBnWeights::new(&model.stem),
         blocks: model
@@ -887,8 +984,11 @@ fn read_weights(model: &Model, shape: NetShape) -> Weights {
             .map(|b| (ConvBnWeights::new(&b.a), ConvBnWeights::new(&b.b)))
             .collect(),
         policy_hidden: ConvBnWeights::new(&model.policy_hidden),
-        policy_out: (pin, planes, pw, pb),
-        pass: model.pass.as_ref().map(Dense::from_linear),
+        policy: ActionHead::new(&model.policy_out, model.pass.as_ref()),
+        reply: model
+            .reply_out
+            .as_ref()
+            .map(|conv| ActionHead::new(conv, model.reply_pass.as_ref())),
         value_conv,
         value_hidden,
         wdl: Dense::from_linear(&model.wdl),

@@ -35,6 +35,13 @@ pub struct ModelConfig {
     /// Width of the hidden dense layer of the value head.
     #[config(default = 128)]
     pub value_hidden: usize,
+    /// An auxiliary head that predicts the opponent's reply (KataGo's
+    /// opponent policy): a second 1x1 convolution on the policy head's
+    /// features, trained on [`Sample::reply`](crate::replay::record::Sample::reply)
+    /// with weight `[train] reply_policy_weight`. Search never reads it; it
+    /// exists to give the trunk more signal per game.
+    #[config(default = false)]
+    pub reply_head: bool,
 }
 
 impl ModelConfig {
@@ -51,6 +58,8 @@ impl ModelConfig {
         let v = self.value_channels as u64;
         let h = self.value_hidden as u64;
         let value = conv(c, v, 1) + v * cells * h + h * 3 + h;
+        // The reply head runs in training only: a forward pass for search
+        // does not compute it.
         input + trunk + policy + value
     }
 
@@ -70,6 +79,10 @@ pub struct ModelSection {
     pub channels: usize,
     pub value_channels: usize,
     pub value_hidden: usize,
+    /// [`ModelConfig::reply_head`]. Left out of a checkpoint's metadata
+    /// when off, so networks without it read as they always did.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub reply_head: bool,
 }
 
 impl Default for ModelSection {
@@ -81,6 +94,7 @@ impl Default for ModelSection {
             channels: m.channels,
             value_channels: m.value_channels,
             value_hidden: m.value_hidden,
+            reply_head: m.reply_head,
         }
     }
 }
@@ -92,5 +106,6 @@ impl ModelSection {
             .with_channels(self.channels)
             .with_value_channels(self.value_channels)
             .with_value_hidden(self.value_hidden)
+            .with_reply_head(self.reply_head)
     }
 }

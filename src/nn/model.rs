@@ -88,6 +88,11 @@ pub struct Model {
     pub(super) value_hidden: Linear,
     pub(super) wdl: Linear,
     pub(super) margin: Linear,
+    /// The opponent-reply head ([`ModelConfig::reply_head`]): per-cell
+    /// logits from the policy features, and the actions tied to no cell
+    /// from the pooled trunk, as the policy's own.
+    pub(super) reply_out: Option<Conv2d>,
+    pub(super) reply_pass: Option<Linear>,
 }
 
 impl ModelConfig {
@@ -112,6 +117,11 @@ impl ModelConfig {
                 .init(device),
             wdl: LinearConfig::new(self.value_hidden, 3).init(device),
             margin: LinearConfig::new(self.value_hidden, 1).init(device),
+            reply_out: self
+                .reply_head
+                .then(|| Conv2dConfig::new([c, shape.policy_planes], [1, 1]).init(device)),
+            reply_pass: (self.reply_head && shape.extra_actions > 0)
+                .then(|| LinearConfig::new(c, shape.extra_actions).init(device)),
         }
     }
 }
@@ -130,8 +140,35 @@ impl Model {
         self
     }
 
+    /// The same network with a freshly initialised reply head
+    /// ([`ModelConfig::reply_head`]) where it has none: a network trained
+    /// without one goes on training with it.
+    pub fn with_reply_head(mut self, shape: &NetShape, device: &Device) -> Model {
+        if self.reply_out.is_none() {
+            let c = self.policy_hidden.conv.weight.dims()[0];
+            let fresh = ModelConfig::new()
+                .with_blocks(0)
+                .with_channels(c)
+                .with_reply_head(true)
+                .init(shape, device);
+            self.reply_out = fresh.reply_out;
+            self.reply_pass = fresh.reply_pass;
+        }
+        self
+    }
+
     /// Runs the network on `x`: `[B, planes, height, width]`.
     pub fn forward(&self, x: Tensor<4>) -> ModelOutput {
+        self.run(x, false).0
+    }
+
+    /// [`forward`](Self::forward), and the reply head's `[B, action space]`
+    /// logits where the network has one: what training needs.
+    pub fn forward_with_reply(&self, x: Tensor<4>) -> (ModelOutput, Option<Tensor<2>>) {
+        self.run(x, true)
+    }
+
+    fn run(&self, x: Tensor<4>, reply: bool) -> (ModelOutput, Option<Tensor<2>>) {
         let [b, _, height, width] = x.dims();
         let cells = height * width;
         let mut h = relu(self.stem.forward(x));
@@ -140,20 +177,30 @@ impl Model {
         }
         let c = h.dims()[1];
 
-        let p = relu(self.policy_hidden.forward(h.clone()));
-        let p = self.policy_out.forward(p);
-        let policy_planes = p.dims()[1];
-        let on_cells = p.reshape([b, policy_planes * cells]);
-        let policy = match &self.pass {
-            // An action tied to no cell (YINSH's pass: no ring can move)
-            // depends on the whole board: it reads globally pooled features.
-            // (Global average pooling rather than a mean over a reshaped
-            // axis: the same numbers, and an operation ONNX export can lower.)
-            Some(pass) => {
-                let pooled = adaptive_avg_pool2d(h.clone(), [1, 1]).reshape([b, c]);
-                Tensor::cat(vec![on_cells, pass.forward(pooled)], 1)
+        let features = relu(self.policy_hidden.forward(h.clone()));
+        // An action tied to no cell (YINSH's pass: no ring can move)
+        // depends on the whole board: it reads globally pooled features.
+        // (Global average pooling rather than a mean over a reshaped
+        // axis: the same numbers, and an operation ONNX export can lower.)
+        let pooled = self
+            .pass
+            .as_ref()
+            .map(|_| adaptive_avg_pool2d(h.clone(), [1, 1]).reshape([b, c]));
+        let logits = |out: &Conv2d, pass: Option<&Linear>| {
+            let p = out.forward(features.clone());
+            let planes = p.dims()[1];
+            let on_cells = p.reshape([b, planes * cells]);
+            match (pass, &pooled) {
+                (Some(pass), Some(pooled)) => {
+                    Tensor::cat(vec![on_cells, pass.forward(pooled.clone())], 1)
+                }
+                _ => on_cells,
             }
-            None => on_cells,
+        };
+        let policy = logits(&self.policy_out, self.pass.as_ref());
+        let reply = match &self.reply_out {
+            Some(out) if reply => Some(logits(out, self.reply_pass.as_ref())),
+            _ => None,
         };
 
         let v = relu(self.value_conv.forward(h));
@@ -162,10 +209,11 @@ impl Model {
         let v = relu(self.value_hidden.forward(v));
         let wdl = self.wdl.forward(v.clone());
         let margin = self.margin.forward(v).tanh();
-        ModelOutput {
+        let out = ModelOutput {
             policy,
             wdl,
             margin,
-        }
+        };
+        (out, reply)
     }
 }

@@ -71,20 +71,28 @@ fn load_widening(
         .copied()
         .filter(|&p| p < shape.planes)
         .peekable();
-    // A copy of the record only where an earlier shape may need it.
-    let spare = earlier.peek().is_some().then(|| record.clone());
+    // A copy of the record only where another shape may need it: an earlier
+    // encoding's, or today's without the reply head.
+    let spare = (config.reply_head || earlier.peek().is_some()).then(|| record.clone());
     let today = match config.init(shape, device).try_load_record(record) {
         Ok(model) => return Ok(model),
         Err(e) => e,
     };
     if let Some(record) = spare {
-        for planes in earlier {
-            let earlier = NetShape { planes, ..*shape };
-            if let Ok(model) = config
-                .init(&earlier, device)
-                .try_load_record(record.clone())
-            {
-                return Ok(model.widened(shape.planes));
+        // A network saved before its run asked for a reply head loads
+        // without one and gets a fresh head.
+        let bare = config.clone().with_reply_head(false);
+        let today_bare = config.reply_head.then_some(shape.planes);
+        for planes in today_bare.into_iter().chain(earlier) {
+            let then = NetShape { planes, ..*shape };
+            if let Ok(mut model) = bare.init(&then, device).try_load_record(record.clone()) {
+                if planes < shape.planes {
+                    model = model.widened(shape.planes);
+                }
+                if config.reply_head {
+                    model = model.with_reply_head(shape, device);
+                }
+                return Ok(model);
             }
         }
     }

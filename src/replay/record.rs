@@ -22,7 +22,8 @@
 //! its samples without [`Sample::moves_left`]; version 3 (before samples
 //! kept their search's value) is read without [`Sample::search_wdl`], and
 //! version 4 (before they kept the search's margin) without
-//! [`Sample::search_margin`].
+//! [`Sample::search_margin`], and version 5 (before they kept the
+//! opponent's reply) without [`Sample::reply`].
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -33,8 +34,8 @@ use crate::game::{ActionOf, Game, State};
 use crate::util::write_atomic;
 
 const MAGIC: &[u8; 8] = b"YZRECORD";
-/// The record format this build writes (it reads this one and 2 to 4).
-pub const FORMAT_VERSION: u32 = 5;
+/// The record format this build writes (it reads this one and 2 to 5).
+pub const FORMAT_VERSION: u32 = 6;
 const HEADER: usize = 8 + 4 + 8 + 4;
 
 /// One training position.
@@ -68,6 +69,15 @@ pub struct Sample {
     /// games without a margin, in files of formats 2 to 4, and for imitated
     /// games.
     pub search_margin: Option<f32>,
+    /// What the other player did next, over dense action indices: the
+    /// policy target of the next decision the opponent made, or that
+    /// decision's move alone where a fast search made it (playout-cap
+    /// randomization records no target there). The target of an
+    /// auxiliary head that gives the trunk more signal per game (KataGo's
+    /// opponent policy, Wu 2019, section 4.1). `None` where the game ended
+    /// before the opponent moved again, in files of formats 2 to 5, and for
+    /// imitated games.
+    pub reply: Option<Vec<(u32, f32)>>,
 }
 
 /// A sample as format 2 wrote it.
@@ -102,8 +112,32 @@ impl From<SampleV3> for SampleV4 {
     }
 }
 
-impl From<SampleV4> for Sample {
-    fn from(SampleV4(SampleV3(s, moves_left), search_wdl): SampleV4) -> Sample {
+/// A sample as format 5 wrote it: format 4's and the search's margin.
+#[derive(Deserialize)]
+struct SampleV5(SampleV4, Option<f32>);
+
+impl From<SampleV4> for SampleV5 {
+    fn from(s: SampleV4) -> SampleV5 {
+        SampleV5(s, None)
+    }
+}
+
+impl From<SampleV2> for SampleV5 {
+    fn from(s: SampleV2) -> SampleV5 {
+        SampleV4::from(s).into()
+    }
+}
+
+impl From<SampleV3> for SampleV5 {
+    fn from(s: SampleV3) -> SampleV5 {
+        SampleV4::from(s).into()
+    }
+}
+
+impl From<SampleV5> for Sample {
+    fn from(
+        SampleV5(SampleV4(SampleV3(s, moves_left), search_wdl), search_margin): SampleV5,
+    ) -> Sample {
         Sample {
             position: s.position,
             policy: s.policy,
@@ -112,7 +146,8 @@ impl From<SampleV4> for Sample {
             full_search: s.full_search,
             moves_left,
             search_wdl,
-            search_margin: None,
+            search_margin,
+            reply: None,
         }
     }
 }
@@ -124,7 +159,7 @@ struct OldRecordFile<S> {
     samples: Vec<S>,
 }
 
-impl<S: Into<SampleV4>> From<OldRecordFile<S>> for RecordFile {
+impl<S: Into<SampleV5>> From<OldRecordFile<S>> for RecordFile {
     fn from(f: OldRecordFile<S>) -> RecordFile {
         RecordFile {
             meta: f.meta,
@@ -218,6 +253,7 @@ impl Sample {
             moves_left: Some(moves_left),
             search_wdl: None,
             search_margin: None,
+            reply: None,
         }
     }
 
@@ -227,6 +263,11 @@ impl Sample {
             search_wdl: wdl,
             ..self
         }
+    }
+
+    /// The same sample with the opponent's reply ([`Sample::reply`]).
+    pub fn with_reply(self, reply: Option<Vec<(u32, f32)>>) -> Sample {
+        Sample { reply, ..self }
     }
 
     /// The same sample with the search's expected margin at its position.
@@ -285,6 +326,23 @@ impl Sample {
             && !(m.is_finite() && (-1.0..=1.0).contains(&m))
         {
             return Err(format!("search margin {m} outside [-1, 1]"));
+        }
+        if let Some(reply) = &self.reply {
+            // The reply was legal in a later position this sample does not
+            // hold: checked as a distribution over the game's actions.
+            let mut sum = 0.0f64;
+            for &(idx, p) in reply {
+                if idx as usize >= space || game.action_from_index(idx as usize).is_none() {
+                    return Err(format!("reply names action index {idx}, not an action"));
+                }
+                if !p.is_finite() || p < 0.0 {
+                    return Err(format!("reply probability {p}"));
+                }
+                sum += p as f64;
+            }
+            if (sum - 1.0).abs() > 1e-3 {
+                return Err(format!("reply sums to {sum}, not 1"));
+            }
         }
         Ok(pos)
     }
@@ -363,6 +421,11 @@ pub fn decode<G: Game>(game: &G, path: &Path, bytes: &[u8]) -> Result<RecordFile
         )
         .map(|(f, used)| (RecordFile::from(f), used)),
         4 => bincode::serde::decode_from_slice::<OldRecordFile<SampleV4>, _>(
+            payload,
+            decode_config(),
+        )
+        .map(|(f, used)| (RecordFile::from(f), used)),
+        5 => bincode::serde::decode_from_slice::<OldRecordFile<SampleV5>, _>(
             payload,
             decode_config(),
         )
@@ -447,6 +510,7 @@ mod tests {
             } else {
                 s.with_search_wdl(Some([0.25, 0.5, 0.25]))
                     .with_search_margin(Some(-0.5))
+                    .with_reply(Some(vec![(3, 0.75), (Action::Pass.index() as u32, 0.25)]))
             };
             samples.push(s);
             pos.play_unchecked(legal[(i as usize * 7) % legal.len()]);
@@ -526,7 +590,15 @@ mod tests {
                     .collect();
                 bincode::serde::encode_to_vec((&f.meta, samples), config())
             }
-            _ => unreachable!("formats 2 to 4 only"),
+            5 => {
+                let samples: Vec<_> = f
+                    .samples
+                    .iter()
+                    .map(|s| ((v2(s), s.moves_left, s.search_wdl), s.search_margin))
+                    .collect();
+                bincode::serde::encode_to_vec((&f.meta, samples), config())
+            }
+            _ => unreachable!("formats 2 to 5 only"),
         }
         .unwrap();
         let mut bytes = MAGIC.to_vec();
@@ -541,19 +613,23 @@ mod tests {
     fn older_formats_read_without_the_fields_they_lacked() {
         let f = sample_file();
         assert!(f.samples.iter().any(|s| s.search_margin.is_some()));
-        for version in [2, 3, 4] {
+        assert!(f.samples.iter().any(|s| s.reply.is_some()));
+        for version in [2, 3, 4, 5] {
             let read = decode(&GAME, Path::new("old.bin"), &old_format(&f, version)).unwrap();
             assert_eq!(read.meta, f.meta);
             assert_eq!(read.samples.len(), f.samples.len());
             for (a, b) in read.samples.iter().zip(&f.samples) {
                 // Format 2 knew no moves left, formats 2 and 3 no search
-                // value, formats 2 to 4 no search margin.
+                // value, formats 2 to 4 no search margin, formats 2 to 5
+                // no reply.
                 let moves_left = if version == 2 { None } else { b.moves_left };
                 let search_wdl = if version < 4 { None } else { b.search_wdl };
+                let search_margin = if version < 5 { None } else { b.search_margin };
                 let expected = Sample {
                     moves_left,
                     search_wdl,
-                    search_margin: None,
+                    search_margin,
+                    reply: None,
                     ..b.clone()
                 };
                 assert_eq!(a, &expected, "format {version}");
@@ -596,6 +672,18 @@ mod tests {
             e.contains("sample 6") && e.contains("search margin 1.5"),
             "{e}"
         );
+        let mut f = sample_file();
+        f.samples[8].reply = Some(vec![(3, 0.5)]);
+        let e = decode(&GAME, Path::new("x"), &encode(&f))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("sample 8") && e.contains("reply sums to"), "{e}");
+        let mut f = sample_file();
+        f.samples[8].reply = Some(vec![(u32::MAX, 1.0)]);
+        let e = decode(&GAME, Path::new("x"), &encode(&f))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("sample 8") && e.contains("not an action"), "{e}");
     }
 
     #[test]

@@ -109,6 +109,8 @@ pub struct WindowSample<S> {
     pub search_wdl: Option<[f32; 3]>,
     /// The search's margin here ([`Sample::search_margin`](super::record::Sample::search_margin)).
     pub search_margin: Option<f32>,
+    /// The opponent's reply ([`Sample::reply`](super::record::Sample::reply)).
+    pub reply: Option<Vec<(u32, f32)>>,
 }
 
 impl<S> WindowSample<S> {
@@ -120,7 +122,8 @@ impl<S> WindowSample<S> {
     /// ```
     /// use yinsh_zero::replay::window::{ValueTarget, WindowSample};
     /// let s = WindowSample { position: (), policy: vec![], outcome: 1, margin: None,
-    ///     moves_left: Some(2), search_wdl: Some([0.2, 0.8, 0.0]), search_margin: None };
+    ///     moves_left: Some(2), search_wdl: Some([0.2, 0.8, 0.0]), search_margin: None,
+    ///     reply: None };
     /// assert_eq!(s.wdl_target(ValueTarget::default()), [1.0, 0.0, 0.0]);
     /// let t = ValueTarget::default();
     /// let [w, d, l] = s.wdl_target(ValueTarget { discount: 0.9, ..t });
@@ -154,7 +157,8 @@ impl<S> WindowSample<S> {
     /// ```
     /// use yinsh_zero::replay::window::{ValueTarget, WindowSample};
     /// let s = WindowSample { position: (), policy: vec![], outcome: -1, margin: Some(-0.5),
-    ///     moves_left: Some(2), search_wdl: None, search_margin: Some(-0.25) };
+    ///     moves_left: Some(2), search_wdl: None, search_margin: Some(-0.25),
+    ///     reply: None };
     /// assert_eq!(s.margin_target(ValueTarget::default()), Some(-0.5));
     /// let mixed = ValueTarget { discount: 0.9, search_weight: 0.0, search_margin_weight: 0.5 };
     /// assert_eq!(s.margin_target(mixed), Some(-0.375));
@@ -297,6 +301,7 @@ impl<G: Game> ReplayWindow<G> {
                 moves_left: s.moves_left,
                 search_wdl: s.search_wdl,
                 search_margin: s.search_margin,
+                reply: s.reply,
             });
         }
         while self.samples.len() > keep {

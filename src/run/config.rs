@@ -566,6 +566,23 @@ impl RunConfig {
                     .into(),
             );
         }
+        match (m.reply_head, self.train.reply_policy_weight > 0.0) {
+            (false, true) => {
+                return Err(format!(
+                    "[train] reply_policy_weight = {} trains a reply head the network lacks: \
+                     set [model] reply_head = true",
+                    self.train.reply_policy_weight
+                ));
+            }
+            (true, false) => {
+                return Err(
+                    "[model] reply_head = true with [train] reply_policy_weight = 0 \
+                     trains nothing into the head: give the weight (KataGo's is 0.15)"
+                        .into(),
+                );
+            }
+            _ => {}
+        }
         if self.run.games_per_generation == 0 {
             return Err("loop.games_per_generation must be at least 1".into());
         }
@@ -795,11 +812,24 @@ mod tests {
                 "[search]\nscore_weight = 0.5\n[train]\nmargin_loss_weight = 0.0\n",
                 "margin_loss_weight",
             ),
+            ("[train]\nreply_policy_weight = 0.15\n", "reply_head"),
+            ("[model]\nreply_head = true\n", "reply_policy_weight"),
+            (
+                "[model]\nreply_head = true\n[train]\nreply_policy_weight = -1.0\n",
+                "reply_policy_weight",
+            ),
+            ("[model]\nreply_heads = true\n", "reply_heads"),
+            ("[train]\nreply_weight = 0.15\n", "reply_weight"),
         ] {
             let e = refusal(text);
             assert!(e.contains("c.toml") && e.contains(needle), "{e}");
         }
         RunConfig::from_toml("[search]\nscore_weight = 0.5\n", "c.toml").unwrap();
+        RunConfig::from_toml(
+            "[model]\nreply_head = true\n[train]\nreply_policy_weight = 0.15\n",
+            "c.toml",
+        )
+        .unwrap();
         let e = refusal("[typo]\nx = 1\n");
         assert!(e.contains("typo"), "{e}");
     }

@@ -466,11 +466,22 @@ impl<'a, G: GamePlayers> Loop<'a, G> {
             .last()
             .expect("generation 0 exists");
         let latest_dir = checkpoint::generation_dir(&ckpts, latest);
-        let (model, meta) = checkpoint::load_trained_model(game, &latest_dir, &device)?;
+        let (mut model, meta) = checkpoint::load_trained_model(game, &latest_dir, &device)?;
+        // A run may add a reply head to a network trained without one: the
+        // head starts fresh, the rest goes on.
+        if cfg.model.reply_head && !meta.model.reply_head {
+            model = model.with_reply_head(&game.net_shape(), &device);
+        }
+        let without_reply = |m: &crate::nn::ModelSection| crate::nn::ModelSection {
+            reply_head: false,
+            ..m.clone()
+        };
         // The weights have the checkpoint's shape; candidates are saved
         // with the config's, so the two must agree.
         anyhow::ensure!(
-            meta.model == cfg.model,
+            meta.model == cfg.model
+                || (cfg.model.reply_head
+                    && without_reply(&meta.model) == without_reply(&cfg.model)),
             "{}: the network is {:?}, the config's [model] is {:?}: train it on with its own \
              [model] table",
             latest_dir.display(),

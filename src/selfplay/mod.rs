@@ -243,6 +243,9 @@ struct Slot<S: State> {
     search: Search<S>,
     /// Positions searched in full, with their targets.
     samples: Vec<Searched<S>>,
+    /// Every decision in order: who made it, its move's dense index, and
+    /// its sample where a full search made one (the replies' source).
+    moves: Vec<(Color, u32, Option<usize>)>,
     low_streak: [u32; 2],
     /// Nobody resigns in this game; the first would-be resigner is noted.
     check_only: bool,
@@ -255,6 +258,32 @@ struct Slot<S: State> {
     fork: Option<S>,
     fork_candidates: u32,
     rng: SmallRng,
+}
+
+/// Each sample's opponent reply ([`Sample::reply`]), from a game's
+/// decisions in order (`moves`: who, the move's dense index, its sample):
+/// the next decision by the other player, as its search's policy target
+/// where a full search made it, else its move alone. Walked from the end,
+/// so each player's next decision is known when its opponent's is reached.
+fn replies<S>(
+    moves: &[(Color, u32, Option<usize>)],
+    samples: &[Searched<S>],
+) -> Vec<Option<Vec<(u32, f32)>>> {
+    let mut out = vec![None; samples.len()];
+    let mut next: [Option<usize>; 2] = [None; 2];
+    for (i, &(by, _, sample)) in moves.iter().enumerate().rev() {
+        if let Some(k) = sample {
+            out[k] = next[(!by).index()].map(|j| {
+                let (_, action, reply_sample) = moves[j];
+                match reply_sample {
+                    Some(r) => samples[r].1.clone(),
+                    None => vec![(action, 1.0)],
+                }
+            });
+        }
+        next[by.index()] = Some(i);
+    }
+    out
 }
 
 /// Plays `games` self-play games of `game` with `search` settings, writing record
@@ -390,6 +419,7 @@ impl<G: Game> Worker<'_, G> {
             decisions: 0,
             search: Search::new(pos, self.search.clone(), rng.random())?,
             samples: Vec::new(),
+            moves: Vec::new(),
             low_streak: [0; 2],
             check_only,
             would_resign: None,
@@ -501,7 +531,10 @@ impl<G: Game> Worker<'_, G> {
         let me = pos.to_act();
         self.progress.decisions.fetch_add(1, Ordering::Relaxed);
         game.decisions += 1;
-        if result.full && !result.forced {
+        let sample = (result.full && !result.forced).then_some(game.samples.len());
+        game.moves
+            .push((me, self.game.action_index(result.action) as u32, sample));
+        if sample.is_some() {
             let policy = result
                 .actions
                 .iter()
@@ -565,10 +598,12 @@ impl<G: Game> Worker<'_, G> {
                 summary.false_resigns += 1;
             }
         }
+        let replies = replies(&game.moves, &game.samples);
         let samples: Vec<Sample> = game
             .samples
             .into_iter()
-            .map(|(pos, policy, wdl, search_margin)| {
+            .zip(replies)
+            .map(|((pos, policy, wdl, search_margin), reply)| {
                 let me = pos.to_act();
                 let margin = last.margin(me);
                 let left = last.ply() - pos.ply();
@@ -577,6 +612,7 @@ impl<G: Game> Worker<'_, G> {
                 Sample::new(self.game, &pos, policy, outcome.score_for(me), margin, left)
                     .with_search_wdl(wdl)
                     .with_search_margin(search_margin)
+                    .with_reply(reply)
             })
             .collect();
         summary.positions += samples.len() as u64;

@@ -71,6 +71,11 @@ pub struct TrainConfig {
     /// the win/draw/loss target following the network's own opening values.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub search_margin_weight: Option<f64>,
+    /// Weight of the reply head's cross-entropy against the opponent's
+    /// reply ([`Sample::reply`](crate::replay::record::Sample::reply)) in
+    /// the loss; it needs `[model] reply_head` (0 = off). KataGo weighs
+    /// its opponent policy 0.15.
+    pub reply_policy_weight: f64,
     /// Samples trained per new self-play position: each generation trains
     /// `ratio * new positions / batch_size` steps (KataGo's knob against
     /// overfitting a small window).
@@ -107,6 +112,7 @@ impl Default for TrainConfig {
             value_discount: 1.0,
             search_value_weight: 0.0,
             search_margin_weight: None,
+            reply_policy_weight: 0.0,
             train_ratio: 4.0,
             min_positions: 2_000,
             threads: 0,
@@ -185,6 +191,7 @@ impl TrainConfig {
         nonneg("grad_clip_norm", self.grad_clip_norm)?;
         nonneg("value_loss_weight", self.value_loss_weight)?;
         nonneg("margin_loss_weight", self.margin_loss_weight)?;
+        nonneg("reply_policy_weight", self.reply_policy_weight)?;
         if !(0.0..1.0).contains(&self.momentum) {
             return Err(format!(
                 "train.momentum must be in [0, 1), got {}",

@@ -1,7 +1,9 @@
 //! Gradient steps on replayed positions: batches with a random board
 //! symmetry each, the AlphaZero loss (policy cross-entropy against the
 //! search target, win/draw/loss cross-entropy, weighted score-margin squared
-//! error where the game has a margin), the optimizer, and per-step metrics.
+//! error where the game has a margin, and where the network has a reply
+//! head its cross-entropy against the opponent's reply), the optimizer, and
+//! per-step metrics.
 
 use std::time::Instant;
 
@@ -45,6 +47,11 @@ pub struct Batch {
     pub margin: Vec<f32>,
     /// `[size, 1]`: 1 where the sample has a margin target, else 0.
     pub margin_mask: Vec<f32>,
+    /// `[size, action space]`: the opponent's reply, the reply head's
+    /// target ([`WindowSample::reply`]); zeros where the sample has none.
+    pub reply: Vec<f32>,
+    /// `[size, 1]`: 1 where the sample has a reply target, else 0.
+    pub reply_mask: Vec<f32>,
 }
 
 impl Batch {
@@ -70,6 +77,8 @@ impl Batch {
             wdl: vec![0.0; n * 3],
             margin: vec![0.0; n],
             margin_mask: vec![0.0; n],
+            reply: vec![0.0; n * space],
+            reply_mask: vec![0.0; n],
         };
         let symmetries = game.symmetries().max(1);
         for (i, s) in samples.iter().enumerate() {
@@ -88,6 +97,13 @@ impl Batch {
                 b.margin[i] = m;
                 b.margin_mask[i] = 1.0;
             }
+            if let Some(reply) = &s.reply {
+                // The same symmetry as the position: the reply is in its frame.
+                for &(idx, p) in reply {
+                    b.reply[row + game.transform_index(idx as usize, k)] = p;
+                }
+                b.reply_mask[i] = 1.0;
+            }
         }
         b
     }
@@ -101,6 +117,10 @@ pub struct StepMetrics {
     pub policy_loss: f64,
     pub value_loss: f64,
     pub margin_loss: f64,
+    /// Cross-entropy of the reply head against the opponent's reply, over
+    /// the samples that have one (0 without a reply head).
+    #[serde(default)]
+    pub reply_loss: f64,
     /// Mean entropy of the network's policy over legal actions (nats).
     pub policy_entropy: f64,
     /// Share of positions whose most likely predicted result is the real one.
@@ -127,10 +147,12 @@ struct NativeLoss {
     policy_loss: f64,
     value_loss: f64,
     margin_loss: f64,
+    reply_loss: f64,
     entropy: f64,
     d_policy: Vec<f32>,
     d_wdl: Vec<f32>,
     d_margin: Vec<f32>,
+    d_reply: Option<Vec<f32>>,
 }
 
 /// `log_softmax` of the logits `row` plus `mask` into `out`. An entry
@@ -154,6 +176,7 @@ impl NativeLoss {
         policy: &[f32],
         wdl: &[f32],
         margin: &[f32],
+        reply: Option<&[f32]>,
     ) -> NativeLoss {
         let n = batch.size;
         let space = batch.shape.action_space();
@@ -166,11 +189,15 @@ impl NativeLoss {
             policy_loss: 0.0,
             value_loss: 0.0,
             margin_loss: 0.0,
+            reply_loss: 0.0,
             entropy: 0.0,
             d_policy: vec![0.0; n * space],
             d_wdl: vec![0.0; n * 3],
             d_margin: vec![0.0; n],
+            d_reply: reply.map(|_| vec![0.0; n * space]),
         };
+        let wr = config.reply_policy_weight as f32;
+        let no_mask = vec![0.0; space];
         let mut logp = Vec::with_capacity(space);
         for i in 0..n {
             let row = i * space..(i + 1) * space;
@@ -197,10 +224,23 @@ impl NativeLoss {
             let diff = margin[i] - batch.margin[i];
             l.margin_loss += (diff * diff * batch.margin_mask[i]) as f64;
             l.d_margin[i] = 2.0 * diff * batch.margin_mask[i] * inv_n * wm;
+            if let (Some(reply), Some(d_reply)) = (reply, l.d_reply.as_mut()) {
+                // Unmasked: the opponent's legal moves are those of a
+                // position the sample does not hold.
+                let row = i * space..(i + 1) * space;
+                masked_log_softmax(&reply[row.clone()], &no_mask, &mut logp);
+                let target = &batch.reply[row.clone()];
+                let keep = batch.reply_mask[i];
+                for (a, d) in d_reply[row].iter_mut().enumerate() {
+                    l.reply_loss -= (target[a] * logp[a] * keep) as f64;
+                    *d = (logp[a].exp() * keep - target[a]) * inv_n * wr;
+                }
+            }
         }
         l.policy_loss /= n as f64;
         l.value_loss /= n as f64;
         l.margin_loss /= n as f64;
+        l.reply_loss /= n as f64;
         l.entropy /= n as f64;
         l
     }
@@ -308,7 +348,7 @@ impl Trainer {
             d,
         );
         let model = self.model.take().expect("model is home between steps");
-        let out = model.forward(x);
+        let (out, reply) = model.forward_with_reply(x);
 
         let logits = out.policy + tensor(&batch.mask, [n, space], d);
         let logp = log_softmax(logits.clone(), 1);
@@ -325,9 +365,16 @@ impl Trainer {
         let margin_mask = tensor(&batch.margin_mask, [n, 1], d);
         let margin_loss = ((out.margin - margin_t).powi_scalar(2) * margin_mask).mean();
 
-        let loss = policy_loss.clone()
+        let reply_loss = reply.map(|r| {
+            let target = tensor(&batch.reply, [n, space], d);
+            (target * log_softmax(r, 1)).sum_dim(1).mean().neg()
+        });
+        let mut loss = policy_loss.clone()
             + value_loss.clone() * self.config.value_loss_weight as f32
             + margin_loss.clone() * self.config.margin_loss_weight as f32;
+        if let Some(r) = &reply_loss {
+            loss = loss + r.clone() * self.config.reply_policy_weight as f32;
+        }
         let grads = GradientsParams::from_grads(loss.backward(), &model);
         let lr = self.config.lr_at(self.steps);
         let model = self.optim.step(lr, model, grads);
@@ -353,6 +400,7 @@ impl Trainer {
             policy_loss: scalar(policy_loss.detach()),
             value_loss: scalar(value_loss.detach()),
             margin_loss: scalar(margin_loss.detach()),
+            reply_loss: reply_loss.map_or(0.0, |r| scalar(r.detach())),
             policy_entropy: scalar(entropy.detach()),
             value_accuracy: correct as f64 / n as f64,
             learning_rate: lr,
@@ -366,7 +414,14 @@ impl Trainer {
         let pass = self.native.as_mut().expect("native pass");
         let model = self.model.take().expect("model is home between steps");
         let out = pass.forward(&model, batch.shape, &batch.inputs, n);
-        let loss = NativeLoss::new(batch, &self.config, out.policy, out.wdl, out.margin);
+        let loss = NativeLoss::new(
+            batch,
+            &self.config,
+            out.policy,
+            out.wdl,
+            out.margin,
+            out.reply,
+        );
         let correct = out
             .wdl
             .chunks_exact(3)
@@ -376,7 +431,13 @@ impl Trainer {
                 batch.wdl[i * 3 + best] == 1.0
             })
             .count();
-        let grads = pass.backward(&model, &loss.d_policy, &loss.d_wdl, &loss.d_margin);
+        let grads = pass.backward(
+            &model,
+            &loss.d_policy,
+            &loss.d_wdl,
+            &loss.d_margin,
+            loss.d_reply.as_deref(),
+        );
         let lr = self.config.lr_at(self.steps);
         self.model = Some(self.optim.step(lr, model, grads));
         self.steps += 1;
@@ -384,10 +445,12 @@ impl Trainer {
             step: self.steps,
             loss: loss.policy_loss
                 + loss.value_loss * self.config.value_loss_weight
-                + loss.margin_loss * self.config.margin_loss_weight,
+                + loss.margin_loss * self.config.margin_loss_weight
+                + loss.reply_loss * self.config.reply_policy_weight,
             policy_loss: loss.policy_loss,
             value_loss: loss.value_loss,
             margin_loss: loss.margin_loss,
+            reply_loss: loss.reply_loss,
             policy_entropy: loss.entropy,
             value_accuracy: correct as f64 / n as f64,
             learning_rate: lr,

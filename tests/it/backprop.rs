@@ -15,7 +15,8 @@ use yinsh_zero::train::config::{OptimizerKind, TrainConfig};
 use yinsh_zero::train::{Batch, StepMetrics, Trainer};
 
 /// `n` positions from random games, with random policy targets over their
-/// legal actions, random results and the game's margins.
+/// legal actions, random results, the game's margins, and most with a
+/// random reply over any of the game's actions.
 fn batch<G: Game>(game: &G, n: usize, seed: u64) -> Batch {
     let mut rng = SmallRng::seed_from_u64(seed);
     let mut samples = Vec::new();
@@ -45,6 +46,16 @@ fn batch<G: Game>(game: &G, n: usize, seed: u64) -> Batch {
                         .margin(pos.to_act())
                         .filter(|_| rng.random_bool(0.7))
                         .map(|_| rng.random_range(-1.0..1.0)),
+                    reply: rng.random_bool(0.7).then(|| {
+                        let space = game.net_shape().action_space();
+                        let a = rng.random_range(0..space) as u32;
+                        let b = rng.random_range(0..space) as u32;
+                        if a == b {
+                            vec![(a, 1.0)]
+                        } else {
+                            vec![(a, 0.25), (b, 0.75)]
+                        }
+                    }),
                 });
             }
             pos.play_unchecked(legal[rng.random_range(0..legal.len())]);
@@ -105,6 +116,7 @@ fn same_metrics(native: &StepMetrics, graph: &StepMetrics, what: &str) {
         ("policy loss", native.policy_loss, graph.policy_loss),
         ("value loss", native.value_loss, graph.value_loss),
         ("margin loss", native.margin_loss, graph.margin_loss),
+        ("reply loss", native.reply_loss, graph.reply_loss),
         ("entropy", native.policy_entropy, graph.policy_entropy),
     ] {
         assert!(close(a, b, 1e-4), "{what}: {name} native {a} vs burn {b}");
@@ -131,7 +143,13 @@ fn same_metrics(native: &StepMetrics, graph: &StepMetrics, what: &str) {
 /// unit's derivative differs, as when a pre-activation lies within
 /// rounding of ReLU's kink. Fixed weights keep the check exact and
 /// repeatable rather than loosened for everyone.
-fn seeded_model<G: Game>(game: &G, blocks: usize, channels: usize, seed: u64) -> Model {
+fn seeded_model<G: Game>(
+    game: &G,
+    blocks: usize,
+    channels: usize,
+    reply_head: bool,
+    seed: u64,
+) -> Model {
     // burn's CPU backend draws from one process-wide generator: seed and
     // draw with no other test of this file drawing in between.
     static DRAWS: Mutex<()> = Mutex::new(());
@@ -141,6 +159,7 @@ fn seeded_model<G: Game>(game: &G, blocks: usize, channels: usize, seed: u64) ->
     let model = ModelConfig::new()
         .with_blocks(blocks)
         .with_channels(channels)
+        .with_reply_head(reply_head)
         .init(&game.net_shape(), &device);
     // burn initialises parameters lazily, on first use: draw them now.
     parameters(&model);
@@ -148,10 +167,16 @@ fn seeded_model<G: Game>(game: &G, blocks: usize, channels: usize, seed: u64) ->
 }
 
 /// One plain SGD step of rate 1: each weight moves by exactly minus its
-/// gradient, so the weights after the step compare the gradients.
-fn gradients_match<G: Game>(game: &G, blocks: usize, channels: usize, n: usize, seed: u64) {
+/// gradient, so the weights after the step compare the gradients. With
+/// `reply_head`, the reply head's loss weighs in.
+fn gradients_match<G: Game>(
+    game: &G,
+    (blocks, channels, reply_head): (usize, usize, bool),
+    n: usize,
+    seed: u64,
+) {
     let device = default_device();
-    let model = seeded_model(game, blocks, channels, seed);
+    let model = seeded_model(game, blocks, channels, reply_head, seed);
     let before = parameters(&model);
     let cfg = TrainConfig {
         optimizer: OptimizerKind::Sgd,
@@ -160,6 +185,7 @@ fn gradients_match<G: Game>(game: &G, blocks: usize, channels: usize, n: usize, 
         momentum: 0.0,
         weight_decay: 0.0,
         grad_clip_norm: 0.0,
+        reply_policy_weight: if reply_head { 0.5 } else { 0.0 },
         ..TrainConfig::default()
     };
     let b = batch(game, n, seed);
@@ -199,8 +225,9 @@ fn gradients_match<G: Game>(game: &G, blocks: usize, channels: usize, n: usize, 
 
 #[test]
 fn yinsh_gradients_match_burns_autodiff() {
-    // YINSH has an action tied to no cell (pass) and a margin target.
-    gradients_match(&Yinsh::blitz(), 2, 16, 24, 1);
+    // YINSH has an action tied to no cell (pass) and a margin target; the
+    // reply head has a pass logit of its own.
+    gradients_match(&Yinsh::blitz(), (2, 16, true), 24, 1);
 }
 
 #[test]
@@ -209,14 +236,15 @@ fn grid_gradients_match_burns_autodiff() {
     // than one chunk of patches. Seed 2 put a pre-activation on ReLU's
     // kink once the convolutions became F(4x4, 3x3) (1 of 40 seeds tried
     // on this board; see `seeded_model`).
-    gradients_match(&Grid::new(5), 1, 8, 70, 3);
+    // Its samples' replies go untrained: the network has no reply head.
+    gradients_match(&Grid::new(5), (1, 8, false), 70, 3);
 }
 
 #[test]
 fn adam_steps_follow_the_same_losses() {
     let game = Yinsh::blitz();
     let device = default_device();
-    let model = seeded_model(&game, 1, 16, 3);
+    let model = seeded_model(&game, 1, 16, false, 3);
     let cfg = TrainConfig {
         warmup_steps: 2,
         learning_rate: 2e-3,

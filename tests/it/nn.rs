@@ -367,6 +367,46 @@ fn save_then_load_gives_identical_outputs() {
 }
 
 #[test]
+fn a_network_without_a_reply_head_loads_into_one_that_has_it() {
+    let config = tiny();
+    let device = default_device();
+    let net = evaluator(&config, 0);
+    let path = temp_path("no-reply.bpk");
+    save_weights(net.model(), &path).unwrap();
+    let with_head = config.clone().with_reply_head(true);
+    let model = load_weights(&with_head, &GAME.net_shape(), &path, &device).unwrap();
+    let positions = varied_positions();
+    let mut x = vec![0.0; positions.len() * INPUT_SIZE];
+    encode_batch(&GAME, &positions, &mut x);
+    let input = || {
+        burn::tensor::Tensor::<4>::from_data(
+            burn::tensor::TensorData::new(x.clone(), [positions.len(), INPUT_PLANES, 11, 11]),
+            &device,
+        )
+    };
+    let read = |t: burn::tensor::Tensor<2>| t.into_data().try_to_vec::<f32>().unwrap();
+    // The network answers as it did; the new head answers too.
+    let (out, reply) = model.forward_with_reply(input());
+    assert_eq!(read(out.policy), read(net.model().forward(input()).policy));
+    let reply = reply.expect("the loaded network has a reply head");
+    assert_eq!(reply.dims(), [positions.len(), ACTION_SPACE]);
+    // Its own file holds the head and reloads whole; a config without the
+    // head refuses it rather than drop weights.
+    let whole = temp_path("reply.bpk");
+    save_weights(&model, &whole).unwrap();
+    let again = load_weights(&with_head, &GAME.net_shape(), &whole, &device).unwrap();
+    assert_eq!(
+        read(again.forward_with_reply(input()).1.unwrap()),
+        read(model.forward_with_reply(input()).1.unwrap())
+    );
+    let err = load_weights(&config, &GAME.net_shape(), &whole, &device).unwrap_err();
+    assert!(err.to_string().contains("reply.bpk"), "{err}");
+    for p in [&path, &whole] {
+        std::fs::remove_file(p).unwrap();
+    }
+}
+
+#[test]
 fn bad_weight_files_are_errors_not_panics() {
     let config = tiny();
     let device = default_device();

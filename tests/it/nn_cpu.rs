@@ -47,6 +47,7 @@ fn trained<G: Game>(game: &G, blocks: usize, channels: usize, steps: usize) -> M
                 moves_left: None,
                 search_wdl: None,
                 search_margin: None,
+                reply: None,
                 position: p,
             }
         })

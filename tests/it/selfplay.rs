@@ -501,3 +501,67 @@ fn a_side_game_share_outside_zero_to_one_is_refused_by_name() {
         assert!(err.to_string().contains("side_games"), "{err}");
     }
 }
+
+#[test]
+fn each_sample_keeps_the_opponents_next_decision_as_its_reply() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = SelfPlayConfig {
+        workers: 1,
+        games_in_flight: 2,
+        games_per_file: 1,
+        ..SelfPlayConfig::default()
+    };
+    // Half the decisions fast: their moves are replies without a target.
+    let search = SearchConfig {
+        simulations: 8,
+        fast_simulations: 2,
+        full_search_prob: 0.5,
+        ..SearchConfig::default()
+    };
+    let s = selfplay::run(
+        &BLITZ,
+        &cfg,
+        &search,
+        4,
+        11,
+        0,
+        dir.path(),
+        "g000000",
+        |_| Ok(UniformEvaluator),
+        &Progress::default(),
+        &|| false,
+    )
+    .unwrap();
+    let (mut searched, mut moved, mut last) = (0, 0, 0);
+    for f in &s.files {
+        let file = record::read(&BLITZ, f).unwrap();
+        let to_act: Vec<_> = file
+            .samples
+            .iter()
+            .map(|s| BLITZ.read_state(&s.position).unwrap().to_act())
+            .collect();
+        for (i, sample) in file.samples.iter().enumerate() {
+            // The opponent's next searched decision, where there is one.
+            let next = (i + 1..file.samples.len()).find(|&j| to_act[j] != to_act[i]);
+            match (&sample.reply, next) {
+                (None, None) => last += 1,
+                (None, Some(j)) => panic!("sample {i} has no reply, but sample {j} is one"),
+                (Some(r), _) if r.len() == 1 => {
+                    // A fast decision's move (or a forced one's) came first.
+                    assert_eq!(r[0].1, 1.0);
+                    moved += 1;
+                }
+                (Some(r), Some(j)) => {
+                    assert_eq!(r, &file.samples[j].policy, "sample {i}'s reply");
+                    searched += 1;
+                }
+                (Some(r), None) => panic!("sample {i}'s reply {r:?} has no decision behind it"),
+            }
+        }
+    }
+    assert!(
+        searched > 10 && moved > 10,
+        "{searched} searched, {moved} moved"
+    );
+    assert!((1..4 * 4).contains(&last), "{last} samples without a reply");
+}

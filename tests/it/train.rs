@@ -85,3 +85,40 @@ fn batches_hold_distributions_and_one_hot_results() {
         assert_eq!(b.wdl[i * 3..i * 3 + 3].iter().sum::<f32>(), 1.0);
     }
 }
+
+#[test]
+fn a_reply_turns_with_its_position() {
+    let w = window();
+    let mut rng = SmallRng::seed_from_u64(3);
+    // Replies equal to the samples' own policies: whatever symmetry a
+    // sample draws, its reply row must come out as its policy row.
+    let samples: Vec<_> = w
+        .sample(&mut rng, 24)
+        .into_iter()
+        .enumerate()
+        .map(|(i, s)| yinsh_zero::replay::window::WindowSample {
+            reply: (i % 3 != 0).then(|| s.policy.clone()),
+            ..s.clone()
+        })
+        .collect();
+    let refs: Vec<_> = samples.iter().collect();
+    let b = Batch::new(&BLITZ, &refs, ValueTarget::default(), &mut rng);
+    let n = yinsh_zero::games::yinsh::ACTION_SPACE;
+    let mut turned = 0;
+    for (i, sample) in samples.iter().enumerate() {
+        let (policy, reply) = (&b.policy[i * n..(i + 1) * n], &b.reply[i * n..(i + 1) * n]);
+        if i % 3 == 0 {
+            assert_eq!(b.reply_mask[i], 0.0);
+            assert!(reply.iter().all(|&p| p == 0.0));
+        } else {
+            assert_eq!(b.reply_mask[i], 1.0);
+            assert_eq!(policy, reply, "sample {i}");
+            let untouched = sample.policy.iter().all(|&(a, p)| policy[a as usize] == p);
+            turned += usize::from(!untouched);
+        }
+    }
+    assert!(
+        turned > 0,
+        "no sample drew a symmetry other than the identity"
+    );
+}

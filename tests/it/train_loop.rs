@@ -516,6 +516,51 @@ fn a_score_weighted_run_trains_margins_and_plays_its_matches_with_the_weight() {
     }
 }
 
+#[test]
+fn a_reply_head_run_records_replies_trains_the_head_and_plays_without_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = tmp.path().join("run");
+    let text = tiny(
+        "loop.generations = 1
+         model.reply_head = true
+         train.reply_policy_weight = 0.15",
+    );
+    let cfg = write_config(tmp.path(), "reply.toml", &text);
+    succeeded(&train(&cfg, &run));
+    let game = Yinsh::blitz();
+    let samples: Vec<_> = record_files(&run)
+        .iter()
+        .flat_map(|f| record::read(&game, f).unwrap().samples)
+        .collect();
+    let replies = samples.iter().filter(|s| s.reply.is_some()).count();
+    assert!(
+        replies * 10 > samples.len() * 8,
+        "{replies} of {}",
+        samples.len()
+    );
+    let metrics = fs::read_to_string(run.join("logs/metrics.jsonl")).unwrap();
+    let losses: Vec<f64> = metrics
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .filter(|v| v["kind"] == "train")
+        .map(|v| v["reply_loss"].as_f64().expect("a reply loss"))
+        .collect();
+    assert!(
+        !losses.is_empty() && losses.iter().all(|l| *l > 0.0),
+        "{losses:?}"
+    );
+    // The network carries its head in its checkpoint, and plays as any
+    // other (gating played it; a player loads it).
+    let ckpts = run.join("checkpoints");
+    let meta = checkpoint::read_meta(&checkpoint::resolve(&ckpts).unwrap()).unwrap();
+    assert!(meta.model.reply_head);
+    let spec = format!("net-mcts:checkpoint={},sims=8", ckpts.display());
+    let mut player = yinsh_zero::arena::parse_game_player(&game, &spec, 3).unwrap();
+    let start = yinsh_zero::game::Game::start(&game);
+    player.new_game(&start);
+    player.choose(&start);
+}
+
 /// The generations a folder laid out as a run holds.
 fn generations(root: &Path) -> Vec<u64> {
     checkpoint::list(&root.join("checkpoints")).unwrap()
