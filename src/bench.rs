@@ -183,6 +183,7 @@ pub fn bench_train<G: crate::game::Game>(
     let mut samples = Vec::new();
     while samples.len() < cfg.train.batch_size {
         let mut pos = game.start();
+        let first = samples.len();
         while !pos.is_over() {
             let legal = pos.legal_actions();
             if legal.len() > 1 {
@@ -203,9 +204,14 @@ pub fn bench_train<G: crate::game::Game>(
                     moves_left: None,
                     search_wdl: None,
                     search_margin: None,
+                    last: None,
                 });
             }
             pos.play_unchecked(legal[rng.random_range(0..legal.len())]);
+        }
+        let last = std::sync::Arc::new(pos);
+        for s in &mut samples[first..] {
+            s.last = Some(last.clone());
         }
     }
     let refs: Vec<&WindowSample<G::State>> = samples.iter().take(cfg.train.batch_size).collect();

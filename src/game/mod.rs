@@ -269,6 +269,19 @@ pub trait Game: Clone + Debug + PartialEq + Send + Sync + 'static {
     /// The action at a dense index, if one has it.
     fn action_from_index(&self, index: usize) -> Option<ActionOf<Self>>;
 
+    /// The ownership target of a game that ended in `last` (KataGo's,
+    /// Wu 2019, section 4.1), for the network's auxiliary ownership head:
+    /// for each cell of the input grid (`out[..cells]`, the planes' cell
+    /// order), 1 where `player`'s piece stands at the end, -1 where the
+    /// opponent's does, 0 where neither. Returns `false`, writing nothing,
+    /// in a game without one (the default), which then trains no such head.
+    /// Read from [`transform`](Self::transform)ed positions, so that the
+    /// target turns with the input.
+    fn ownership(&self, last: &Self::State, player: Color, out: &mut [f32]) -> bool {
+        let _ = (last, player, out);
+        false
+    }
+
     /// Number of board symmetries, the identity (number 0) included; 1 for
     /// none.
     fn symmetries(&self) -> usize {

@@ -19,7 +19,7 @@
 //!
 //! ```
 //! use yinsh_zero::game::Game;
-//! use yinsh_zero::nn::{default_device, Backprop, ModelConfig};
+//! use yinsh_zero::nn::{default_device, Backprop, ModelConfig, OutputGrads};
 //! use yinsh_zero::games::yinsh::{Position, Yinsh};
 //!
 //! let game = Yinsh::standard();
@@ -34,7 +34,7 @@
 //! assert_eq!(out.wdl.len(), 2 * 3);
 //! // Gradients of the loss with respect to each output, then the weights'.
 //! let (dp, dw, dm) = (vec![0.0; 2 * shape.action_space()], vec![0.1; 6], vec![0.0; 2]);
-//! let grads = pass.backward(&model, &dp, &dw, &dm, None);
+//! let grads = pass.backward(&model, OutputGrads::new(&dp, &dw, &dm));
 //! assert!(grads.len() > 0);
 //! ```
 
@@ -519,6 +519,37 @@ pub struct TrainOutput<'a> {
     /// `[batch, action space]` logits of the reply head, where the network
     /// has one ([`crate::nn::ModelConfig::reply_head`]).
     pub reply: Option<&'a [f32]>,
+    /// `[batch, cells]` tanh-squashed owners of the ownership head, where
+    /// the network has one ([`crate::nn::ModelConfig::ownership_head`]).
+    pub ownership: Option<&'a [f32]>,
+}
+
+/// The loss's gradients with respect to the network's outputs, what
+/// [`Backprop::backward`] takes: `policy` `[batch, action space]` and `wdl`
+/// `[batch, 3]` with respect to the logits, `margin` `[batch]` with respect
+/// to the tanh-squashed margin; where the network has the auxiliary heads,
+/// `reply` `[batch, action space]` (logits) and `ownership` `[batch, cells]`
+/// (squashed owners). An auxiliary head given none gets no gradient.
+#[derive(Clone, Copy, Debug)]
+pub struct OutputGrads<'a> {
+    pub policy: &'a [f32],
+    pub wdl: &'a [f32],
+    pub margin: &'a [f32],
+    pub reply: Option<&'a [f32]>,
+    pub ownership: Option<&'a [f32]>,
+}
+
+impl<'a> OutputGrads<'a> {
+    /// The gradients of the three outputs every network has.
+    pub fn new(policy: &'a [f32], wdl: &'a [f32], margin: &'a [f32]) -> OutputGrads<'a> {
+        OutputGrads {
+            policy,
+            wdl,
+            margin,
+            reply: None,
+            ownership: None,
+        }
+    }
 }
 
 /// An output over the action space: a 1x1 convolution of the policy
@@ -665,6 +696,8 @@ struct Weights {
     policy_hidden: ConvBnWeights,
     policy: ActionHead,
     reply: Option<ActionHead>,
+    /// The ownership head's `[c]` weights and its bias.
+    ownership: Option<(Vec<f32>, f32)>,
     value_conv: ConvBnWeights,
     /// Rows permuted from burn's channel-major flattening to cell-major.
     value_hidden: Dense,
@@ -695,6 +728,7 @@ struct Activations {
     wdl: Vec<f32>,
     margin: Vec<f32>,
     reply: Option<Vec<f32>>,
+    ownership: Option<Vec<f32>>,
 }
 
 /// The training pass of a [`Model`] on the CPU: [`forward`](Self::forward)
@@ -796,6 +830,14 @@ impl Backprop {
             .as_ref()
             .map(|r| r.forward(&a.policy_features, &a.pooled, board, space));
 
+        // Ownership: one tanh-squashed number per cell, from the trunk.
+        a.ownership = w.ownership.as_ref().map(|(ow, ob)| {
+            let mut own = vec![0.0; rows];
+            matmul_rows(rows, c, 1, h, ow, (1, 1), &mut own);
+            own.iter_mut().for_each(|o| *o = (*o + ob).tanh());
+            own
+        });
+
         // Value.
         w.value_conv.forward(
             &model.value_conv.bn,
@@ -817,30 +859,27 @@ impl Backprop {
             wdl: &self.acts.wdl,
             margin: &self.acts.margin,
             reply: self.acts.reply.as_deref(),
+            ownership: self.acts.ownership.as_deref(),
         }
     }
 
     /// The gradients of every parameter of `model` (the one given to the
     /// last [`forward`](Self::forward)), from the loss's gradients with
-    /// respect to its outputs: `d_policy` `[batch, action space]`, `d_wdl`
-    /// `[batch, 3]` (both with respect to the logits) and `d_margin`
-    /// `[batch]` (with respect to the tanh-squashed margin), and
-    /// `d_reply` `[batch, action space]` for the reply head where the
-    /// network has one (`None`: no gradient reaches it). On the device
-    /// under `model`'s autodiff one, ready for burn's optimizer (which
-    /// steps only parameters on an autodiff device).
+    /// respect to its outputs. On the device under `model`'s autodiff one,
+    /// ready for burn's optimizer (which steps only parameters on an
+    /// autodiff device).
     ///
     /// # Panics
     /// Without a forward pass first, or if the gradients' sizes do not
     /// match its batch.
-    pub fn backward(
-        &mut self,
-        model: &Model,
-        d_policy: &[f32],
-        d_wdl: &[f32],
-        d_margin: &[f32],
-        d_reply: Option<&[f32]>,
-    ) -> GradientsParams {
+    pub fn backward(&mut self, model: &Model, d: OutputGrads<'_>) -> GradientsParams {
+        let OutputGrads {
+            policy: d_policy,
+            wdl: d_wdl,
+            margin: d_margin,
+            reply: d_reply,
+            ownership: d_ownership,
+        } = d;
         let w = self.weights.as_ref().expect("a forward pass first");
         let a = &self.acts;
         let board = a.board.expect("a forward pass first");
@@ -881,6 +920,31 @@ impl Backprop {
             .value_conv
             .backward(h, board, &a.value_conv, &mut dfeat, Some(&mut dh));
         register_conv_bn(&mut grads, &model.value_conv, g, &device);
+
+        // Ownership head.
+        if let (Some((ow, _)), Some(own), Some(conv), Some(d_own)) =
+            (&w.ownership, &a.ownership, &model.ownership, d_ownership)
+        {
+            assert_eq!(d_own.len(), rows);
+            let d_pre: Vec<f32> = d_own
+                .iter()
+                .zip(own)
+                .map(|(d, o)| d * (1.0 - o * o))
+                .collect();
+            let dw = matmul_tn(rows, c, 1, h, &d_pre);
+            register(
+                &mut grads,
+                &conv.weight,
+                conv_grad_to_burn(&dw, 1, c, 1),
+                &device,
+            );
+            if let Some(bias) = &conv.bias {
+                register(&mut grads, bias, column_sums(rows, 1, &d_pre), &device);
+            }
+            let mut dh_own = vec![0.0; rows * c];
+            matmul_rows(rows, 1, c, &d_pre, ow, (c, 1), &mut dh_own);
+            add_assign(&mut dh, &dh_own);
+        }
 
         // Policy head, and the reply head on the same features.
         let mut dfeat = vec![0.0; rows * w.policy.cin];
@@ -989,6 +1053,11 @@ fn read_weights(model: &Model, shape: NetShape) -> Weights {
             .reply_out
             .as_ref()
             .map(|conv| ActionHead::new(conv, model.reply_pass.as_ref())),
+        ownership: model.ownership.as_ref().map(|conv| {
+            let (_, _, _, weight) = conv_matrix(conv);
+            let bias = conv.bias.as_ref().map_or(0.0, |b| param(b)[0]);
+            (weight, bias)
+        }),
         value_conv,
         value_hidden,
         wdl: Dense::from_linear(&model.wdl),

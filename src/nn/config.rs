@@ -42,6 +42,12 @@ pub struct ModelConfig {
     /// exists to give the trunk more signal per game.
     #[config(default = false)]
     pub reply_head: bool,
+    /// An auxiliary head that predicts each cell's owner at the game's end
+    /// (KataGo's ownership, [`Game::ownership`](crate::game::Game::ownership)):
+    /// a 1x1 convolution with tanh on the trunk, trained with weight
+    /// `[train] ownership_weight`. Search never reads it either.
+    #[config(default = false)]
+    pub ownership_head: bool,
 }
 
 impl ModelConfig {
@@ -58,7 +64,7 @@ impl ModelConfig {
         let v = self.value_channels as u64;
         let h = self.value_hidden as u64;
         let value = conv(c, v, 1) + v * cells * h + h * 3 + h;
-        // The reply head runs in training only: a forward pass for search
+        // The auxiliary heads run in training only: a forward pass for search
         // does not compute it.
         input + trunk + policy + value
     }
@@ -83,6 +89,9 @@ pub struct ModelSection {
     /// when off, so networks without it read as they always did.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub reply_head: bool,
+    /// [`ModelConfig::ownership_head`], left out when off as `reply_head`.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub ownership_head: bool,
 }
 
 impl Default for ModelSection {
@@ -95,6 +104,7 @@ impl Default for ModelSection {
             value_channels: m.value_channels,
             value_hidden: m.value_hidden,
             reply_head: m.reply_head,
+            ownership_head: m.ownership_head,
         }
     }
 }
@@ -107,5 +117,6 @@ impl ModelSection {
             .with_value_channels(self.value_channels)
             .with_value_hidden(self.value_hidden)
             .with_reply_head(self.reply_head)
+            .with_ownership_head(self.ownership_head)
     }
 }

@@ -22,12 +22,12 @@ use std::path::PathBuf;
 
 pub use average::{AverageError, average};
 pub use backend::{BackendKind, default_device};
-pub use backprop::{Backprop, TrainOutput};
+pub use backprop::{Backprop, OutputGrads, TrainOutput};
 pub use bench::{BatchRate, BenchOptions, NnBench, bench_nn};
 pub use config::{ModelConfig, ModelSection};
 pub use cpu::{CpuNet, CpuOutput};
 pub use inference::{CacheStats, InferenceOptions, NetEvaluator};
-pub use model::{Model, ModelOutput};
+pub use model::{AuxOutput, Model, ModelOutput};
 pub use simd::{Simd, SimdError};
 pub use weights::{load_game_weights, load_weights, save_weights};
 pub use workers::{WorkerNet, WorkerNets};

@@ -93,6 +93,20 @@ pub struct Model {
     /// from the pooled trunk, as the policy's own.
     pub(super) reply_out: Option<Conv2d>,
     pub(super) reply_pass: Option<Linear>,
+    /// The ownership head ([`ModelConfig::ownership_head`]): one logit per
+    /// cell from the trunk, squashed by tanh.
+    pub(super) ownership: Option<Conv2d>,
+}
+
+/// What training reads beside [`ModelOutput`]: the auxiliary heads'
+/// outputs, where the network has them.
+#[derive(Debug, Clone)]
+pub struct AuxOutput {
+    /// `[B, action space]` logits of the opponent's reply.
+    pub reply: Option<Tensor<2>>,
+    /// `[B, cells]` each cell's predicted owner at the end, in [-1, 1],
+    /// from the player to act's side.
+    pub ownership: Option<Tensor<2>>,
 }
 
 impl ModelConfig {
@@ -122,6 +136,9 @@ impl ModelConfig {
                 .then(|| Conv2dConfig::new([c, shape.policy_planes], [1, 1]).init(device)),
             reply_pass: (self.reply_head && shape.extra_actions > 0)
                 .then(|| LinearConfig::new(c, shape.extra_actions).init(device)),
+            ownership: self
+                .ownership_head
+                .then(|| Conv2dConfig::new([c, 1], [1, 1]).init(device)),
         }
     }
 }
@@ -140,19 +157,36 @@ impl Model {
         self
     }
 
-    /// The same network with a freshly initialised reply head
-    /// ([`ModelConfig::reply_head`]) where it has none: a network trained
-    /// without one goes on training with it.
-    pub fn with_reply_head(mut self, shape: &NetShape, device: &Device) -> Model {
-        if self.reply_out.is_none() {
-            let c = self.policy_hidden.conv.weight.dims()[0];
-            let fresh = ModelConfig::new()
+    /// The same network with the auxiliary heads `config` asks for and it
+    /// lacks ([`ModelConfig::reply_head`], [`ModelConfig::ownership_head`]),
+    /// freshly initialised: a network trained without them goes on
+    /// training with them.
+    pub fn with_aux_heads(
+        mut self,
+        config: &ModelConfig,
+        shape: &NetShape,
+        device: &Device,
+    ) -> Model {
+        let c = self.policy_hidden.conv.weight.dims()[0];
+        let fresh = || {
+            ModelConfig::new()
                 .with_blocks(0)
                 .with_channels(c)
-                .with_reply_head(true)
-                .init(shape, device);
-            self.reply_out = fresh.reply_out;
-            self.reply_pass = fresh.reply_pass;
+                .with_reply_head(config.reply_head)
+                .with_ownership_head(config.ownership_head)
+                .init(shape, device)
+        };
+        let missing = (config.reply_head && self.reply_out.is_none())
+            || (config.ownership_head && self.ownership.is_none());
+        if missing {
+            let fresh = fresh();
+            if self.reply_out.is_none() {
+                self.reply_out = fresh.reply_out;
+                self.reply_pass = fresh.reply_pass;
+            }
+            if self.ownership.is_none() {
+                self.ownership = fresh.ownership;
+            }
         }
         self
     }
@@ -162,13 +196,13 @@ impl Model {
         self.run(x, false).0
     }
 
-    /// [`forward`](Self::forward), and the reply head's `[B, action space]`
-    /// logits where the network has one: what training needs.
-    pub fn forward_with_reply(&self, x: Tensor<4>) -> (ModelOutput, Option<Tensor<2>>) {
+    /// [`forward`](Self::forward), and the auxiliary heads' outputs where
+    /// the network has them: what training needs.
+    pub fn forward_aux(&self, x: Tensor<4>) -> (ModelOutput, AuxOutput) {
         self.run(x, true)
     }
 
-    fn run(&self, x: Tensor<4>, reply: bool) -> (ModelOutput, Option<Tensor<2>>) {
+    fn run(&self, x: Tensor<4>, aux: bool) -> (ModelOutput, AuxOutput) {
         let [b, _, height, width] = x.dims();
         let cells = height * width;
         let mut h = relu(self.stem.forward(x));
@@ -199,7 +233,11 @@ impl Model {
         };
         let policy = logits(&self.policy_out, self.pass.as_ref());
         let reply = match &self.reply_out {
-            Some(out) if reply => Some(logits(out, self.reply_pass.as_ref())),
+            Some(out) if aux => Some(logits(out, self.reply_pass.as_ref())),
+            _ => None,
+        };
+        let ownership = match &self.ownership {
+            Some(conv) if aux => Some(conv.forward(h.clone()).tanh().reshape([b, cells])),
             _ => None,
         };
 
@@ -214,6 +252,6 @@ impl Model {
             wdl,
             margin,
         };
-        (out, reply)
+        (out, AuxOutput { reply, ownership })
     }
 }

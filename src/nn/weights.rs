@@ -72,27 +72,36 @@ fn load_widening(
         .filter(|&p| p < shape.planes)
         .peekable();
     // A copy of the record only where another shape may need it: an earlier
-    // encoding's, or today's without the reply head.
-    let spare = (config.reply_head || earlier.peek().is_some()).then(|| record.clone());
+    // encoding's, or today's without some of its auxiliary heads.
+    let aux = config.reply_head || config.ownership_head;
+    let spare = (aux || earlier.peek().is_some()).then(|| record.clone());
     let today = match config.init(shape, device).try_load_record(record) {
         Ok(model) => return Ok(model),
         Err(e) => e,
     };
     if let Some(record) = spare {
-        // A network saved before its run asked for a reply head loads
-        // without one and gets a fresh head.
-        let bare = config.clone().with_reply_head(false);
-        let today_bare = config.reply_head.then_some(shape.planes);
-        for planes in today_bare.into_iter().chain(earlier) {
+        // A network saved before its run asked for an auxiliary head loads
+        // without it and gets a fresh one.
+        let heads = [(true, true), (true, false), (false, true), (false, false)];
+        let bare = heads
+            .iter()
+            .filter(|&&(r, o)| (!r || config.reply_head) && (!o || config.ownership_head))
+            .map(|&(r, o)| config.clone().with_reply_head(r).with_ownership_head(o));
+        let today_bare = bare
+            .clone()
+            .filter(|c| c != config)
+            .map(|c| (c, shape.planes));
+        let earlier = earlier.flat_map(|planes| bare.clone().map(move |c| (c, planes)));
+        for (then_config, planes) in today_bare.chain(earlier) {
             let then = NetShape { planes, ..*shape };
-            if let Ok(mut model) = bare.init(&then, device).try_load_record(record.clone()) {
+            if let Ok(mut model) = then_config
+                .init(&then, device)
+                .try_load_record(record.clone())
+            {
                 if planes < shape.planes {
                     model = model.widened(shape.planes);
                 }
-                if config.reply_head {
-                    model = model.with_reply_head(shape, device);
-                }
-                return Ok(model);
+                return Ok(model.with_aux_heads(config, shape, device));
             }
         }
     }

@@ -23,7 +23,8 @@
 //! kept their search's value) is read without [`Sample::search_wdl`], and
 //! version 4 (before they kept the search's margin) without
 //! [`Sample::search_margin`], and version 5 (before they kept the
-//! opponent's reply) without [`Sample::reply`].
+//! opponent's reply and the game's last position) without [`Sample::reply`]
+//! and [`Sample::last_position`].
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -78,6 +79,11 @@ pub struct Sample {
     /// before the opponent moved again, in files of formats 2 to 5, and for
     /// imitated games.
     pub reply: Option<Vec<(u32, f32)>>,
+    /// The position its game ended in, in its game's bytes: the source of
+    /// the ownership head's target ([`Game::ownership`]), read by training
+    /// in the sample's own symmetry. `None` in files of formats 2 to 5 and
+    /// for imitated games.
+    pub last_position: Option<Vec<u8>>,
 }
 
 /// A sample as format 2 wrote it.
@@ -148,6 +154,7 @@ impl From<SampleV5> for Sample {
             search_wdl,
             search_margin,
             reply: None,
+            last_position: None,
         }
     }
 }
@@ -254,6 +261,7 @@ impl Sample {
             search_wdl: None,
             search_margin: None,
             reply: None,
+            last_position: None,
         }
     }
 
@@ -261,6 +269,15 @@ impl Sample {
     pub fn with_search_wdl(self, wdl: Option<[f32; 3]>) -> Sample {
         Sample {
             search_wdl: wdl,
+            ..self
+        }
+    }
+
+    /// The same sample with its game's last position
+    /// ([`Sample::last_position`]), in its game's bytes.
+    pub fn with_last_position(self, last_position: Option<Vec<u8>>) -> Sample {
+        Sample {
+            last_position,
             ..self
         }
     }
@@ -343,6 +360,10 @@ impl Sample {
             if (sum - 1.0).abs() > 1e-3 {
                 return Err(format!("reply sums to {sum}, not 1"));
             }
+        }
+        if let Some(bytes) = &self.last_position {
+            game.read_state(bytes)
+                .map_err(|e| format!("last position: {e}"))?;
         }
         Ok(pos)
     }
@@ -508,9 +529,11 @@ mod tests {
             let s = if i % 4 == 3 {
                 s
             } else {
+                let last = s.position.clone();
                 s.with_search_wdl(Some([0.25, 0.5, 0.25]))
                     .with_search_margin(Some(-0.5))
                     .with_reply(Some(vec![(3, 0.75), (Action::Pass.index() as u32, 0.25)]))
+                    .with_last_position(Some(last))
             };
             samples.push(s);
             pos.play_unchecked(legal[(i as usize * 7) % legal.len()]);
@@ -630,6 +653,7 @@ mod tests {
                     search_wdl,
                     search_margin,
                     reply: None,
+                    last_position: None,
                     ..b.clone()
                 };
                 assert_eq!(a, &expected, "format {version}");
@@ -684,6 +708,12 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("sample 8") && e.contains("not an action"), "{e}");
+        let mut f = sample_file();
+        f.samples[9].last_position = Some(vec![7; 3]);
+        let e = decode(&GAME, Path::new("x"), &encode(&f))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("sample 9") && e.contains("last position"), "{e}");
     }
 
     #[test]

@@ -3,6 +3,7 @@
 
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use rand::Rng;
 use serde::{Deserialize, Serialize};
@@ -111,6 +112,10 @@ pub struct WindowSample<S> {
     pub search_margin: Option<f32>,
     /// The opponent's reply ([`Sample::reply`](super::record::Sample::reply)).
     pub reply: Option<Vec<(u32, f32)>>,
+    /// The position its game ended in
+    /// ([`Sample::last_position`](super::record::Sample::last_position)),
+    /// one copy shared by the samples of a game.
+    pub last: Option<Arc<S>>,
 }
 
 impl<S> WindowSample<S> {
@@ -123,7 +128,7 @@ impl<S> WindowSample<S> {
     /// use yinsh_zero::replay::window::{ValueTarget, WindowSample};
     /// let s = WindowSample { position: (), policy: vec![], outcome: 1, margin: None,
     ///     moves_left: Some(2), search_wdl: Some([0.2, 0.8, 0.0]), search_margin: None,
-    ///     reply: None };
+    ///     reply: None, last: None };
     /// assert_eq!(s.wdl_target(ValueTarget::default()), [1.0, 0.0, 0.0]);
     /// let t = ValueTarget::default();
     /// let [w, d, l] = s.wdl_target(ValueTarget { discount: 0.9, ..t });
@@ -158,7 +163,7 @@ impl<S> WindowSample<S> {
     /// use yinsh_zero::replay::window::{ValueTarget, WindowSample};
     /// let s = WindowSample { position: (), policy: vec![], outcome: -1, margin: Some(-0.5),
     ///     moves_left: Some(2), search_wdl: None, search_margin: Some(-0.25),
-    ///     reply: None };
+    ///     reply: None, last: None };
     /// assert_eq!(s.margin_target(ValueTarget::default()), Some(-0.5));
     /// let mixed = ValueTarget { discount: 0.9, search_weight: 0.0, search_margin_weight: 0.5 };
     /// assert_eq!(s.margin_target(mixed), Some(-0.375));
@@ -288,11 +293,26 @@ impl<G: Game> ReplayWindow<G> {
     /// Appends a file's checked samples and trims the window to `keep`.
     fn push(&mut self, path: &Path, samples: Vec<record::Sample>, keep: usize) {
         let n = samples.len();
+        // A game's samples follow each other and share its last position:
+        // one copy for them all.
+        let mut last: Option<(Vec<u8>, Arc<G::State>)> = None;
         for s in samples {
             let position = self
                 .game
                 .read_state(&s.position)
                 .expect("record::read validated every sample");
+            let shared = s.last_position.map(|bytes| match &last {
+                Some((b, state)) if *b == bytes => state.clone(),
+                _ => {
+                    let state = Arc::new(
+                        self.game
+                            .read_state(&bytes)
+                            .expect("record::read validated every sample"),
+                    );
+                    last = Some((bytes, state.clone()));
+                    state
+                }
+            });
             self.samples.push_back(WindowSample {
                 position,
                 policy: s.policy,
@@ -302,6 +322,7 @@ impl<G: Game> ReplayWindow<G> {
                 search_wdl: s.search_wdl,
                 search_margin: s.search_margin,
                 reply: s.reply,
+                last: shared,
             });
         }
         while self.samples.len() > keep {

@@ -583,6 +583,23 @@ impl RunConfig {
             }
             _ => {}
         }
+        match (m.ownership_head, self.train.ownership_weight > 0.0) {
+            (false, true) => {
+                return Err(format!(
+                    "[train] ownership_weight = {} trains an ownership head the network \
+                     lacks: set [model] ownership_head = true",
+                    self.train.ownership_weight
+                ));
+            }
+            (true, false) => {
+                return Err(
+                    "[model] ownership_head = true with [train] ownership_weight = 0 \
+                     trains nothing into the head: give the weight"
+                        .into(),
+                );
+            }
+            _ => {}
+        }
         if self.run.games_per_generation == 0 {
             return Err("loop.games_per_generation must be at least 1".into());
         }
@@ -691,6 +708,17 @@ impl crate::games::GameTask for Players<'_> {
         if cfg.pretrain.games > 0 {
             crate::arena::parse_game_player(&game, &cfg.pretrain.teacher, 0)
                 .map_err(|e| format!("pretrain.teacher: {e}"))?;
+        }
+        if cfg.model.ownership_head {
+            use crate::game::State;
+            let start = game.start();
+            let mut out = vec![0.0; game.net_shape().cells()];
+            if !game.ownership(&start, start.to_act(), &mut out) {
+                return Err(format!(
+                    "[model] ownership_head: {} has no ownership target to train it on",
+                    G::NAME
+                ));
+            }
         }
         Ok(())
     }
@@ -820,6 +848,13 @@ mod tests {
             ),
             ("[model]\nreply_heads = true\n", "reply_heads"),
             ("[train]\nreply_weight = 0.15\n", "reply_weight"),
+            ("[train]\nownership_weight = 0.5\n", "ownership_head"),
+            ("[model]\nownership_head = true\n", "ownership_weight"),
+            (
+                "[game]\nname = \"connect4\"\nvariant = \"standard\"\n[model]\nownership_head = true\n\
+                 [train]\nownership_weight = 0.5\n",
+                "no ownership target",
+            ),
         ] {
             let e = refusal(text);
             assert!(e.contains("c.toml") && e.contains(needle), "{e}");
@@ -827,6 +862,11 @@ mod tests {
         RunConfig::from_toml("[search]\nscore_weight = 0.5\n", "c.toml").unwrap();
         RunConfig::from_toml(
             "[model]\nreply_head = true\n[train]\nreply_policy_weight = 0.15\n",
+            "c.toml",
+        )
+        .unwrap();
+        RunConfig::from_toml(
+            "[model]\nownership_head = true\n[train]\nownership_weight = 0.5\n",
             "c.toml",
         )
         .unwrap();

@@ -467,21 +467,24 @@ impl<'a, G: GamePlayers> Loop<'a, G> {
             .expect("generation 0 exists");
         let latest_dir = checkpoint::generation_dir(&ckpts, latest);
         let (mut model, meta) = checkpoint::load_trained_model(game, &latest_dir, &device)?;
-        // A run may add a reply head to a network trained without one: the
-        // head starts fresh, the rest goes on.
-        if cfg.model.reply_head && !meta.model.reply_head {
-            model = model.with_reply_head(&game.net_shape(), &device);
-        }
-        let without_reply = |m: &crate::nn::ModelSection| crate::nn::ModelSection {
+        // A run may add auxiliary heads to a network trained without them:
+        // the heads start fresh, the rest goes on.
+        let bare = |m: &crate::nn::ModelSection| crate::nn::ModelSection {
             reply_head: false,
+            ownership_head: false,
             ..m.clone()
         };
+        let fits = bare(&meta.model) == bare(&cfg.model)
+            && (cfg.model.reply_head || !meta.model.reply_head)
+            && (cfg.model.ownership_head || !meta.model.ownership_head);
+        if fits {
+            let config = cfg.model.to_model_config();
+            model = model.with_aux_heads(&config, &game.net_shape(), &device);
+        }
         // The weights have the checkpoint's shape; candidates are saved
         // with the config's, so the two must agree.
         anyhow::ensure!(
-            meta.model == cfg.model
-                || (cfg.model.reply_head
-                    && without_reply(&meta.model) == without_reply(&cfg.model)),
+            fits,
             "{}: the network is {:?}, the config's [model] is {:?}: train it on with its own \
              [model] table",
             latest_dir.display(),

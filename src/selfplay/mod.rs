@@ -599,6 +599,17 @@ impl<G: Game> Worker<'_, G> {
             }
         }
         let replies = replies(&game.moves, &game.samples);
+        // The last position, where the game has an ownership target to
+        // read from it.
+        let mut scratch = vec![0.0; self.game.net_shape().cells()];
+        let last_bytes = self
+            .game
+            .ownership(last, Color::White, &mut scratch)
+            .then(|| {
+                let mut bytes = Vec::new();
+                self.game.write_state(last, &mut bytes);
+                bytes
+            });
         let samples: Vec<Sample> = game
             .samples
             .into_iter()
@@ -613,6 +624,7 @@ impl<G: Game> Worker<'_, G> {
                     .with_search_wdl(wdl)
                     .with_search_margin(search_margin)
                     .with_reply(reply)
+                    .with_last_position(last_bytes.clone())
             })
             .collect();
         summary.positions += samples.len() as u64;

@@ -76,6 +76,10 @@ pub struct TrainConfig {
     /// the loss; it needs `[model] reply_head` (0 = off). KataGo weighs
     /// its opponent policy 0.15.
     pub reply_policy_weight: f64,
+    /// Weight of the ownership head's squared error per cell against each
+    /// cell's owner at the game's end ([`Game::ownership`](crate::game::Game::ownership))
+    /// in the loss; it needs `[model] ownership_head` (0 = off).
+    pub ownership_weight: f64,
     /// Samples trained per new self-play position: each generation trains
     /// `ratio * new positions / batch_size` steps (KataGo's knob against
     /// overfitting a small window).
@@ -113,6 +117,7 @@ impl Default for TrainConfig {
             search_value_weight: 0.0,
             search_margin_weight: None,
             reply_policy_weight: 0.0,
+            ownership_weight: 0.0,
             train_ratio: 4.0,
             min_positions: 2_000,
             threads: 0,
@@ -192,6 +197,7 @@ impl TrainConfig {
         nonneg("value_loss_weight", self.value_loss_weight)?;
         nonneg("margin_loss_weight", self.margin_loss_weight)?;
         nonneg("reply_policy_weight", self.reply_policy_weight)?;
+        nonneg("ownership_weight", self.ownership_weight)?;
         if !(0.0..1.0).contains(&self.momentum) {
             return Err(format!(
                 "train.momentum must be in [0, 1), got {}",

@@ -2,8 +2,9 @@
 //! symmetry each, the AlphaZero loss (policy cross-entropy against the
 //! search target, win/draw/loss cross-entropy, weighted score-margin squared
 //! error where the game has a margin, and where the network has a reply
-//! head its cross-entropy against the opponent's reply), the optimizer, and
-//! per-step metrics.
+//! head its cross-entropy against the opponent's reply, where it has an
+//! ownership head its squared error against the game's last position), the
+//! optimizer, and per-step metrics.
 
 use std::time::Instant;
 
@@ -18,7 +19,7 @@ use serde::{Deserialize, Serialize};
 
 use super::config::{OptimizerKind, TrainConfig};
 use crate::game::{Game, NetShape, State};
-use crate::nn::{Backprop, Model};
+use crate::nn::{Backprop, Model, OutputGrads};
 use crate::replay::window::{ValueTarget, WindowSample};
 
 /// Logit added to illegal actions: far below any real logit, and finite, so
@@ -52,6 +53,12 @@ pub struct Batch {
     pub reply: Vec<f32>,
     /// `[size, 1]`: 1 where the sample has a reply target, else 0.
     pub reply_mask: Vec<f32>,
+    /// `[size, cells]`: each cell's owner at the game's end from the
+    /// player to act's side ([`Game::ownership`] of the sample's last
+    /// position, in the sample's symmetry); zeros where it has none.
+    pub ownership: Vec<f32>,
+    /// `[size, 1]`: 1 where the sample has an ownership target, else 0.
+    pub ownership_mask: Vec<f32>,
 }
 
 impl Batch {
@@ -79,7 +86,10 @@ impl Batch {
             margin_mask: vec![0.0; n],
             reply: vec![0.0; n * space],
             reply_mask: vec![0.0; n],
+            ownership: vec![0.0; n * shape.cells()],
+            ownership_mask: vec![0.0; n],
         };
+        let cells = shape.cells();
         let symmetries = game.symmetries().max(1);
         for (i, s) in samples.iter().enumerate() {
             let k = rng.random_range(0..symmetries);
@@ -104,6 +114,13 @@ impl Batch {
                 }
                 b.reply_mask[i] = 1.0;
             }
+            if let Some(last) = &s.last {
+                let last = game.transform(last, k);
+                let out = &mut b.ownership[i * cells..(i + 1) * cells];
+                if game.ownership(&last, pos.to_act(), out) {
+                    b.ownership_mask[i] = 1.0;
+                }
+            }
         }
         b
     }
@@ -121,6 +138,10 @@ pub struct StepMetrics {
     /// the samples that have one (0 without a reply head).
     #[serde(default)]
     pub reply_loss: f64,
+    /// Mean squared error of the ownership head per cell, over the samples
+    /// that have a target (0 without an ownership head).
+    #[serde(default)]
+    pub ownership_loss: f64,
     /// Mean entropy of the network's policy over legal actions (nats).
     pub policy_entropy: f64,
     /// Share of positions whose most likely predicted result is the real one.
@@ -148,11 +169,13 @@ struct NativeLoss {
     value_loss: f64,
     margin_loss: f64,
     reply_loss: f64,
+    ownership_loss: f64,
     entropy: f64,
     d_policy: Vec<f32>,
     d_wdl: Vec<f32>,
     d_margin: Vec<f32>,
     d_reply: Option<Vec<f32>>,
+    d_ownership: Option<Vec<f32>>,
 }
 
 /// `log_softmax` of the logits `row` plus `mask` into `out`. An entry
@@ -176,8 +199,9 @@ impl NativeLoss {
         policy: &[f32],
         wdl: &[f32],
         margin: &[f32],
-        reply: Option<&[f32]>,
+        aux: (Option<&[f32]>, Option<&[f32]>),
     ) -> NativeLoss {
+        let (reply, ownership) = aux;
         let n = batch.size;
         let space = batch.shape.action_space();
         let inv_n = 1.0 / n as f32;
@@ -190,12 +214,16 @@ impl NativeLoss {
             value_loss: 0.0,
             margin_loss: 0.0,
             reply_loss: 0.0,
+            ownership_loss: 0.0,
             entropy: 0.0,
             d_policy: vec![0.0; n * space],
             d_wdl: vec![0.0; n * 3],
             d_margin: vec![0.0; n],
             d_reply: reply.map(|_| vec![0.0; n * space]),
+            d_ownership: ownership.map(|o| vec![0.0; o.len()]),
         };
+        let cells = batch.shape.cells();
+        let wo = config.ownership_weight as f32 / cells as f32;
         let wr = config.reply_policy_weight as f32;
         let no_mask = vec![0.0; space];
         let mut logp = Vec::with_capacity(space);
@@ -236,11 +264,22 @@ impl NativeLoss {
                     *d = (logp[a].exp() * keep - target[a]) * inv_n * wr;
                 }
             }
+            if let (Some(own), Some(d_own)) = (ownership, l.d_ownership.as_mut()) {
+                let row = i * cells..(i + 1) * cells;
+                let keep = batch.ownership_mask[i];
+                let target = &batch.ownership[row.clone()];
+                for ((d, o), t) in d_own[row.clone()].iter_mut().zip(&own[row]).zip(target) {
+                    let diff = (o - t) * keep;
+                    l.ownership_loss += (diff * diff) as f64 / cells as f64;
+                    *d = 2.0 * diff * inv_n * wo;
+                }
+            }
         }
         l.policy_loss /= n as f64;
         l.value_loss /= n as f64;
         l.margin_loss /= n as f64;
         l.reply_loss /= n as f64;
+        l.ownership_loss /= n as f64;
         l.entropy /= n as f64;
         l
     }
@@ -348,7 +387,7 @@ impl Trainer {
             d,
         );
         let model = self.model.take().expect("model is home between steps");
-        let (out, reply) = model.forward_with_reply(x);
+        let (out, aux) = model.forward_aux(x);
 
         let logits = out.policy + tensor(&batch.mask, [n, space], d);
         let logp = log_softmax(logits.clone(), 1);
@@ -365,7 +404,13 @@ impl Trainer {
         let margin_mask = tensor(&batch.margin_mask, [n, 1], d);
         let margin_loss = ((out.margin - margin_t).powi_scalar(2) * margin_mask).mean();
 
-        let reply_loss = reply.map(|r| {
+        let cells = shape.cells();
+        let ownership_loss = aux.ownership.map(|o| {
+            let target = tensor(&batch.ownership, [n, cells], d);
+            let mask = tensor(&batch.ownership_mask, [n, 1], d);
+            ((o - target).powi_scalar(2) * mask).mean()
+        });
+        let reply_loss = aux.reply.map(|r| {
             let target = tensor(&batch.reply, [n, space], d);
             (target * log_softmax(r, 1)).sum_dim(1).mean().neg()
         });
@@ -374,6 +419,9 @@ impl Trainer {
             + margin_loss.clone() * self.config.margin_loss_weight as f32;
         if let Some(r) = &reply_loss {
             loss = loss + r.clone() * self.config.reply_policy_weight as f32;
+        }
+        if let Some(o) = &ownership_loss {
+            loss = loss + o.clone() * self.config.ownership_weight as f32;
         }
         let grads = GradientsParams::from_grads(loss.backward(), &model);
         let lr = self.config.lr_at(self.steps);
@@ -401,6 +449,7 @@ impl Trainer {
             value_loss: scalar(value_loss.detach()),
             margin_loss: scalar(margin_loss.detach()),
             reply_loss: reply_loss.map_or(0.0, |r| scalar(r.detach())),
+            ownership_loss: ownership_loss.map_or(0.0, |o| scalar(o.detach())),
             policy_entropy: scalar(entropy.detach()),
             value_accuracy: correct as f64 / n as f64,
             learning_rate: lr,
@@ -420,7 +469,7 @@ impl Trainer {
             out.policy,
             out.wdl,
             out.margin,
-            out.reply,
+            (out.reply, out.ownership),
         );
         let correct = out
             .wdl
@@ -433,10 +482,11 @@ impl Trainer {
             .count();
         let grads = pass.backward(
             &model,
-            &loss.d_policy,
-            &loss.d_wdl,
-            &loss.d_margin,
-            loss.d_reply.as_deref(),
+            OutputGrads {
+                reply: loss.d_reply.as_deref(),
+                ownership: loss.d_ownership.as_deref(),
+                ..OutputGrads::new(&loss.d_policy, &loss.d_wdl, &loss.d_margin)
+            },
         );
         let lr = self.config.lr_at(self.steps);
         self.model = Some(self.optim.step(lr, model, grads));
@@ -446,11 +496,13 @@ impl Trainer {
             loss: loss.policy_loss
                 + loss.value_loss * self.config.value_loss_weight
                 + loss.margin_loss * self.config.margin_loss_weight
-                + loss.reply_loss * self.config.reply_policy_weight,
+                + loss.reply_loss * self.config.reply_policy_weight
+                + loss.ownership_loss * self.config.ownership_weight,
             policy_loss: loss.policy_loss,
             value_loss: loss.value_loss,
             margin_loss: loss.margin_loss,
             reply_loss: loss.reply_loss,
+            ownership_loss: loss.ownership_loss,
             policy_entropy: loss.entropy,
             value_accuracy: correct as f64 / n as f64,
             learning_rate: lr,

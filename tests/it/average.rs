@@ -24,6 +24,7 @@ fn small(channels: usize) -> ModelSection {
         value_channels: 2,
         value_hidden: 16,
         reply_head: false,
+        ownership_head: false,
     }
 }
 

@@ -16,12 +16,14 @@ use yinsh_zero::train::{Batch, StepMetrics, Trainer};
 
 /// `n` positions from random games, with random policy targets over their
 /// legal actions, random results, the game's margins, and most with a
-/// random reply over any of the game's actions.
+/// random reply over any of the game's actions; each game's last position
+/// is its samples' ownership source.
 fn batch<G: Game>(game: &G, n: usize, seed: u64) -> Batch {
     let mut rng = SmallRng::seed_from_u64(seed);
     let mut samples = Vec::new();
     while samples.len() < n {
         let mut pos = game.start();
+        let first = samples.len();
         while !pos.is_over() && samples.len() < n {
             let legal = pos.legal_actions();
             if legal.len() > 1 && rng.random_bool(0.5) {
@@ -56,9 +58,16 @@ fn batch<G: Game>(game: &G, n: usize, seed: u64) -> Batch {
                             vec![(a, 0.25), (b, 0.75)]
                         }
                     }),
+                    last: None,
                 });
             }
             pos.play_unchecked(legal[rng.random_range(0..legal.len())]);
+        }
+        // Where the game stopped stands in for its end: the ownership
+        // target of its samples.
+        let last = std::sync::Arc::new(pos);
+        for s in &mut samples[first..] {
+            s.last = Some(last.clone());
         }
     }
     let refs: Vec<_> = samples.iter().collect();
@@ -117,6 +126,11 @@ fn same_metrics(native: &StepMetrics, graph: &StepMetrics, what: &str) {
         ("value loss", native.value_loss, graph.value_loss),
         ("margin loss", native.margin_loss, graph.margin_loss),
         ("reply loss", native.reply_loss, graph.reply_loss),
+        (
+            "ownership loss",
+            native.ownership_loss,
+            graph.ownership_loss,
+        ),
         ("entropy", native.policy_entropy, graph.policy_entropy),
     ] {
         assert!(close(a, b, 1e-4), "{what}: {name} native {a} vs burn {b}");
@@ -147,7 +161,7 @@ fn seeded_model<G: Game>(
     game: &G,
     blocks: usize,
     channels: usize,
-    reply_head: bool,
+    aux_heads: bool,
     seed: u64,
 ) -> Model {
     // burn's CPU backend draws from one process-wide generator: seed and
@@ -159,7 +173,8 @@ fn seeded_model<G: Game>(
     let model = ModelConfig::new()
         .with_blocks(blocks)
         .with_channels(channels)
-        .with_reply_head(reply_head)
+        .with_reply_head(aux_heads)
+        .with_ownership_head(aux_heads)
         .init(&game.net_shape(), &device);
     // burn initialises parameters lazily, on first use: draw them now.
     parameters(&model);
@@ -168,15 +183,15 @@ fn seeded_model<G: Game>(
 
 /// One plain SGD step of rate 1: each weight moves by exactly minus its
 /// gradient, so the weights after the step compare the gradients. With
-/// `reply_head`, the reply head's loss weighs in.
+/// `aux_heads`, the reply and ownership heads' losses weigh in.
 fn gradients_match<G: Game>(
     game: &G,
-    (blocks, channels, reply_head): (usize, usize, bool),
+    (blocks, channels, aux_heads): (usize, usize, bool),
     n: usize,
     seed: u64,
 ) {
     let device = default_device();
-    let model = seeded_model(game, blocks, channels, reply_head, seed);
+    let model = seeded_model(game, blocks, channels, aux_heads, seed);
     let before = parameters(&model);
     let cfg = TrainConfig {
         optimizer: OptimizerKind::Sgd,
@@ -185,7 +200,8 @@ fn gradients_match<G: Game>(
         momentum: 0.0,
         weight_decay: 0.0,
         grad_clip_norm: 0.0,
-        reply_policy_weight: if reply_head { 0.5 } else { 0.0 },
+        reply_policy_weight: if aux_heads { 0.5 } else { 0.0 },
+        ownership_weight: if aux_heads { 0.5 } else { 0.0 },
         ..TrainConfig::default()
     };
     let b = batch(game, n, seed);
@@ -226,7 +242,8 @@ fn gradients_match<G: Game>(
 #[test]
 fn yinsh_gradients_match_burns_autodiff() {
     // YINSH has an action tied to no cell (pass) and a margin target; the
-    // reply head has a pass logit of its own.
+    // reply head has a pass logit of its own, and the ownership head reads
+    // each sample's last position.
     gradients_match(&Yinsh::blitz(), (2, 16, true), 24, 1);
 }
 
@@ -236,7 +253,7 @@ fn grid_gradients_match_burns_autodiff() {
     // than one chunk of patches. Seed 2 put a pre-activation on ReLU's
     // kink once the convolutions became F(4x4, 3x3) (1 of 40 seeds tried
     // on this board; see `seeded_model`).
-    // Its samples' replies go untrained: the network has no reply head.
+    // Its samples' replies go untrained: the network has no auxiliary head.
     gradients_match(&Grid::new(5), (1, 8, false), 70, 3);
 }
 

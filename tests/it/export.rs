@@ -41,6 +41,7 @@ fn a_safetensors_export_reloads_with_identical_outputs() {
         value_channels: 2,
         value_hidden: 16,
         reply_head: false,
+        ownership_head: false,
     };
     let device = default_device();
     let model = shape.to_model_config().init(&GAME.net_shape(), &device);
@@ -159,6 +160,7 @@ fn trained_checkpoint(root: &std::path::Path, shape: &ModelSection) -> std::path
         warmup_steps: 1,
         learning_rate: 1e-2,
         reply_policy_weight: if shape.reply_head { 0.15 } else { 0.0 },
+        ownership_weight: if shape.ownership_head { 0.5 } else { 0.0 },
         ..TrainConfig::default()
     };
     let model = shape.to_model_config().init(&GAME.net_shape(), &device);
@@ -206,14 +208,15 @@ fn an_onnx_export_runs_in_onnxruntime_like_the_checkpoint() {
     use yinsh_zero::games::yinsh::encode::INPUT_PLANES;
 
     let tmp = tempfile::tempdir().unwrap();
-    // With the reply head, trained: the export leaves it out (search never
-    // reads it), so the graph's outputs are the three below.
+    // With the auxiliary heads, trained: the export leaves them out (search
+    // never reads them), so the graph's outputs are the three below.
     let shape = ModelSection {
         blocks: 2,
         channels: 8,
         value_channels: 2,
         value_hidden: 16,
         reply_head: true,
+        ownership_head: true,
     };
     let dir = trained_checkpoint(tmp.path(), &shape);
     let out = tmp.path().join("net.onnx");

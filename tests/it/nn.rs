@@ -386,9 +386,9 @@ fn a_network_without_a_reply_head_loads_into_one_that_has_it() {
     };
     let read = |t: burn::tensor::Tensor<2>| t.into_data().try_to_vec::<f32>().unwrap();
     // The network answers as it did; the new head answers too.
-    let (out, reply) = model.forward_with_reply(input());
+    let (out, aux) = model.forward_aux(input());
     assert_eq!(read(out.policy), read(net.model().forward(input()).policy));
-    let reply = reply.expect("the loaded network has a reply head");
+    let reply = aux.reply.expect("the loaded network has a reply head");
     assert_eq!(reply.dims(), [positions.len(), ACTION_SPACE]);
     // Its own file holds the head and reloads whole; a config without the
     // head refuses it rather than drop weights.
@@ -396,8 +396,8 @@ fn a_network_without_a_reply_head_loads_into_one_that_has_it() {
     save_weights(&model, &whole).unwrap();
     let again = load_weights(&with_head, &GAME.net_shape(), &whole, &device).unwrap();
     assert_eq!(
-        read(again.forward_with_reply(input()).1.unwrap()),
-        read(model.forward_with_reply(input()).1.unwrap())
+        read(again.forward_aux(input()).1.reply.unwrap()),
+        read(model.forward_aux(input()).1.reply.unwrap())
     );
     let err = load_weights(&config, &GAME.net_shape(), &whole, &device).unwrap_err();
     assert!(err.to_string().contains("reply.bpk"), "{err}");

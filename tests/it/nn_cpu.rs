@@ -48,6 +48,7 @@ fn trained<G: Game>(game: &G, blocks: usize, channels: usize, steps: usize) -> M
                 search_wdl: None,
                 search_margin: None,
                 reply: None,
+                last: None,
                 position: p,
             }
         })

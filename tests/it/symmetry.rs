@@ -177,3 +177,66 @@ fn a_policy_vector_follows_its_position() {
         assert_eq!(mass, policy.iter().sum::<f32>());
     }
 }
+
+/// Each game's ownership target against its own encoding: where the player
+/// to act's pieces stand, 1, the opponent's, -1, in the input planes' cell
+/// order, under every symmetry; and the other player's side is its negation.
+fn ownership_follows_the_encoding<G: yinsh_zero::game::Game>(
+    game: &G,
+    (own, opp): (usize, usize),
+    seed: u64,
+) {
+    use yinsh_zero::game::State;
+    let shape = game.net_shape();
+    let cells = shape.cells();
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let mut planes = vec![0.0; shape.input_size()];
+    let (mut target, mut theirs) = (vec![0.0; cells], vec![0.0; cells]);
+    let mut pieces = 0;
+    for _ in 0..6 {
+        let mut pos = game.start();
+        while !pos.is_over() {
+            for k in 0..game.symmetries() {
+                let turned = game.transform(&pos, k);
+                let me = turned.to_act();
+                assert!(game.ownership(&turned, me, &mut target));
+                assert!(game.ownership(&turned, !me, &mut theirs));
+                game.encode(&turned, &mut planes);
+                for c in 0..cells {
+                    let want = planes[own * cells + c] - planes[opp * cells + c];
+                    assert_eq!(target[c], want, "cell {c} of {turned:?}");
+                    assert_eq!(theirs[c], -want);
+                    pieces += usize::from(want != 0.0);
+                }
+            }
+            let legal = pos.legal_actions();
+            pos.play_unchecked(legal[rng.random_range(0..legal.len())]);
+        }
+    }
+    assert!(pieces > 0);
+}
+
+#[test]
+fn yinsh_ownership_is_each_points_marker() {
+    use yinsh_zero::games::yinsh::encode::planes;
+    let game = yinsh_zero::games::yinsh::Yinsh::blitz();
+    ownership_follows_the_encoding(&game, (planes::OWN_MARKERS, planes::OPP_MARKERS), 5);
+}
+
+#[test]
+fn morris_ownership_is_each_points_man() {
+    use yinsh_zero::games::morris::{Morris, Variant};
+    // The encoding's first two planes are the men of the player to act and
+    // of the opponent.
+    ownership_follows_the_encoding(&Morris::new(Variant::Nine), (0, 1), 6);
+}
+
+#[test]
+fn a_game_without_ownership_says_so() {
+    use yinsh_zero::game::Game;
+    let game = yinsh_zero::games::connect4::Connect4;
+    let start = game.start();
+    let mut out = vec![7.0; game.net_shape().cells()];
+    assert!(!game.ownership(&start, yinsh_zero::game::Color::White, &mut out));
+    assert!(out.iter().all(|&v| v == 7.0), "nothing written");
+}

@@ -517,13 +517,15 @@ fn a_score_weighted_run_trains_margins_and_plays_its_matches_with_the_weight() {
 }
 
 #[test]
-fn a_reply_head_run_records_replies_trains_the_head_and_plays_without_it() {
+fn an_auxiliary_heads_run_records_their_targets_trains_them_and_plays_without_them() {
     let tmp = tempfile::tempdir().unwrap();
     let run = tmp.path().join("run");
     let text = tiny(
         "loop.generations = 1
          model.reply_head = true
-         train.reply_policy_weight = 0.15",
+         model.ownership_head = true
+         train.reply_policy_weight = 0.15
+         train.ownership_weight = 0.5",
     );
     let cfg = write_config(tmp.path(), "reply.toml", &text);
     succeeded(&train(&cfg, &run));
@@ -538,22 +540,32 @@ fn a_reply_head_run_records_replies_trains_the_head_and_plays_without_it() {
         "{replies} of {}",
         samples.len()
     );
+    // Every sample knows where its game ended, a finished game or a
+    // resigned one.
+    for s in &samples {
+        let last = s.last_position.as_ref().expect("a last position");
+        yinsh_zero::game::Game::read_state(&game, last).unwrap();
+    }
     let metrics = fs::read_to_string(run.join("logs/metrics.jsonl")).unwrap();
     let losses: Vec<f64> = metrics
         .lines()
         .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
         .filter(|v| v["kind"] == "train")
-        .map(|v| v["reply_loss"].as_f64().expect("a reply loss"))
+        .map(|v| {
+            let reply = v["reply_loss"].as_f64().expect("a reply loss");
+            let ownership = v["ownership_loss"].as_f64().expect("an ownership loss");
+            reply.min(ownership)
+        })
         .collect();
     assert!(
         !losses.is_empty() && losses.iter().all(|l| *l > 0.0),
         "{losses:?}"
     );
-    // The network carries its head in its checkpoint, and plays as any
+    // The network carries its heads in its checkpoint, and plays as any
     // other (gating played it; a player loads it).
     let ckpts = run.join("checkpoints");
     let meta = checkpoint::read_meta(&checkpoint::resolve(&ckpts).unwrap()).unwrap();
-    assert!(meta.model.reply_head);
+    assert!(meta.model.reply_head && meta.model.ownership_head);
     let spec = format!("net-mcts:checkpoint={},sims=8", ckpts.display());
     let mut player = yinsh_zero::arena::parse_game_player(&game, &spec, 3).unwrap();
     let start = yinsh_zero::game::Game::start(&game);

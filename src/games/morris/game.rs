@@ -100,6 +100,22 @@ impl Game for Morris {
         }
     }
 
+    /// Each point's man at the end, the perfect-play database's own
+    /// question asked of every point.
+    fn ownership(&self, last: &Position, player: Color, out: &mut [f32]) -> bool {
+        let geo = self.rules.geometry();
+        out[..self.cells()].fill(0.0);
+        for p in 0..geo.points {
+            let p = Point(p as u8);
+            if last.stones(player) & p.bit() != 0 {
+                out[geo.cell(p)] = 1.0;
+            } else if last.stones(!player) & p.bit() != 0 {
+                out[geo.cell(p)] = -1.0;
+            }
+        }
+        true
+    }
+
     fn encode(&self, state: &Position, out: &mut [f32]) {
         let geo = self.rules.geometry();
         let cells = self.cells();

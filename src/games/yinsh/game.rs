@@ -158,6 +158,19 @@ impl Game for Yinsh {
     }
 
     #[inline]
+    /// Each point's marker colour at the end: where the rows a player made
+    /// and the flips that decided the game left their marks.
+    fn ownership(&self, last: &Position, player: Color, out: &mut [f32]) -> bool {
+        out[..CELLS].fill(0.0);
+        for p in last.markers(player) {
+            out[p.index()] = 1.0;
+        }
+        for p in last.markers(!player) {
+            out[p.index()] = -1.0;
+        }
+        true
+    }
+
     fn encode(&self, state: &Position, out: &mut [f32]) {
         encode::encode(state, out)
     }
