@@ -24,7 +24,7 @@
 //! version 4 (before they kept the search's margin) without
 //! [`Sample::search_margin`], and version 5 (before they kept the
 //! opponent's reply and the game's last position) without [`Sample::reply`]
-//! and [`Sample::last_position`].
+//! and [`Sample::game_end`].
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -79,11 +79,39 @@ pub struct Sample {
     /// before the opponent moved again, in files of formats 2 to 5, and for
     /// imitated games.
     pub reply: Option<Vec<(u32, f32)>>,
-    /// The position its game ended in, in its game's bytes: the source of
-    /// the ownership head's target ([`Game::ownership`]), read by training
-    /// in the sample's own symmetry. `None` in files of formats 2 to 5 and
-    /// for imitated games.
-    pub last_position: Option<Vec<u8>>,
+    /// Where its game ended ([`GameEnd`]): the source of the ownership
+    /// head's target ([`Game::ownership`]), read by training in the
+    /// sample's own symmetry. Kept where the game has that target; `None`
+    /// in files of formats 2 to 5 and for imitated games.
+    pub game_end: Option<GameEnd>,
+}
+
+/// Where a game ended, in a form its rules read back: the position before
+/// its last move and that move (a finished position may be one the rules
+/// refuse to read, as Morris's third repetition of a position), or where a
+/// player resigned, the position the game stopped in and no move.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GameEnd {
+    /// A position in its game's bytes ([`Game::write_state`]).
+    pub before: Vec<u8>,
+    /// The dense index of the move that ended the game from `before`.
+    pub last_move: Option<u32>,
+}
+
+impl GameEnd {
+    /// The game's last position.
+    pub fn state<G: Game>(&self, game: &G) -> Result<G::State, String> {
+        let mut state = game.read_state(&self.before)?;
+        if let Some(idx) = self.last_move {
+            let a: ActionOf<G> = game
+                .action_from_index(idx as usize)
+                .ok_or(format!("last move {idx} is not an action"))?;
+            state
+                .play(a)
+                .map_err(|_| format!("last move {a} is illegal where it was played"))?;
+        }
+        Ok(state)
+    }
 }
 
 /// A sample as format 2 wrote it.
@@ -154,7 +182,7 @@ impl From<SampleV5> for Sample {
             search_wdl,
             search_margin,
             reply: None,
-            last_position: None,
+            game_end: None,
         }
     }
 }
@@ -261,7 +289,7 @@ impl Sample {
             search_wdl: None,
             search_margin: None,
             reply: None,
-            last_position: None,
+            game_end: None,
         }
     }
 
@@ -273,13 +301,9 @@ impl Sample {
         }
     }
 
-    /// The same sample with its game's last position
-    /// ([`Sample::last_position`]), in its game's bytes.
-    pub fn with_last_position(self, last_position: Option<Vec<u8>>) -> Sample {
-        Sample {
-            last_position,
-            ..self
-        }
+    /// The same sample with where its game ended ([`Sample::game_end`]).
+    pub fn with_game_end(self, game_end: Option<GameEnd>) -> Sample {
+        Sample { game_end, ..self }
     }
 
     /// The same sample with the opponent's reply ([`Sample::reply`]).
@@ -361,9 +385,8 @@ impl Sample {
                 return Err(format!("reply sums to {sum}, not 1"));
             }
         }
-        if let Some(bytes) = &self.last_position {
-            game.read_state(bytes)
-                .map_err(|e| format!("last position: {e}"))?;
+        if let Some(end) = &self.game_end {
+            end.state(game).map_err(|e| format!("game end: {e}"))?;
         }
         Ok(pos)
     }
@@ -529,11 +552,14 @@ mod tests {
             let s = if i % 4 == 3 {
                 s
             } else {
-                let last = s.position.clone();
+                let end = GameEnd {
+                    before: s.position.clone(),
+                    last_move: s.policy.first().map(|p| p.0),
+                };
                 s.with_search_wdl(Some([0.25, 0.5, 0.25]))
                     .with_search_margin(Some(-0.5))
                     .with_reply(Some(vec![(3, 0.75), (Action::Pass.index() as u32, 0.25)]))
-                    .with_last_position(Some(last))
+                    .with_game_end(Some(end))
             };
             samples.push(s);
             pos.play_unchecked(legal[(i as usize * 7) % legal.len()]);
@@ -653,7 +679,7 @@ mod tests {
                     search_wdl,
                     search_margin,
                     reply: None,
-                    last_position: None,
+                    game_end: None,
                     ..b.clone()
                 };
                 assert_eq!(a, &expected, "format {version}");
@@ -709,11 +735,21 @@ mod tests {
             .to_string();
         assert!(e.contains("sample 8") && e.contains("not an action"), "{e}");
         let mut f = sample_file();
-        f.samples[9].last_position = Some(vec![7; 3]);
+        f.samples[9].game_end = Some(GameEnd {
+            before: vec![7; 3],
+            last_move: None,
+        });
         let e = decode(&GAME, Path::new("x"), &encode(&f))
             .unwrap_err()
             .to_string();
-        assert!(e.contains("sample 9") && e.contains("last position"), "{e}");
+        assert!(e.contains("sample 9") && e.contains("game end"), "{e}");
+        let mut f = sample_file();
+        let end = f.samples[9].game_end.as_mut().unwrap();
+        end.last_move = Some(Action::Pass.index() as u32);
+        let e = decode(&GAME, Path::new("x"), &encode(&f))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("sample 9") && e.contains("illegal"), "{e}");
     }
 
     #[test]

@@ -113,8 +113,8 @@ pub struct WindowSample<S> {
     /// The opponent's reply ([`Sample::reply`](super::record::Sample::reply)).
     pub reply: Option<Vec<(u32, f32)>>,
     /// The position its game ended in
-    /// ([`Sample::last_position`](super::record::Sample::last_position)),
-    /// one copy shared by the samples of a game.
+    /// ([`Sample::game_end`](super::record::Sample::game_end)), one copy
+    /// shared by the samples of a game.
     pub last: Option<Arc<S>>,
 }
 
@@ -295,21 +295,20 @@ impl<G: Game> ReplayWindow<G> {
         let n = samples.len();
         // A game's samples follow each other and share its last position:
         // one copy for them all.
-        let mut last: Option<(Vec<u8>, Arc<G::State>)> = None;
+        let mut last: Option<(record::GameEnd, Arc<G::State>)> = None;
         for s in samples {
             let position = self
                 .game
                 .read_state(&s.position)
                 .expect("record::read validated every sample");
-            let shared = s.last_position.map(|bytes| match &last {
-                Some((b, state)) if *b == bytes => state.clone(),
+            let shared = s.game_end.map(|end| match &last {
+                Some((e, state)) if *e == end => state.clone(),
                 _ => {
                     let state = Arc::new(
-                        self.game
-                            .read_state(&bytes)
+                        end.state(&self.game)
                             .expect("record::read validated every sample"),
                     );
-                    last = Some((bytes, state.clone()));
+                    last = Some((end, state.clone()));
                     state
                 }
             });

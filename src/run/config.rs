@@ -851,8 +851,8 @@ mod tests {
             ("[train]\nownership_weight = 0.5\n", "ownership_head"),
             ("[model]\nownership_head = true\n", "ownership_weight"),
             (
-                "[game]\nname = \"connect4\"\nvariant = \"standard\"\n[model]\nownership_head = true\n\
-                 [train]\nownership_weight = 0.5\n",
+                "[game]\nname = \"connect4\"\nvariant = \"standard\"\n[baseline]\nevery = 0\n\
+                 [model]\nownership_head = true\n[train]\nownership_weight = 0.5\n",
                 "no ownership target",
             ),
         ] {

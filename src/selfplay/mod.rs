@@ -20,7 +20,7 @@ use crate::evaluator::{Evaluator, Inference, ServerOptions};
 use crate::game::{ActionOf, Color, Game, GameResult, State};
 use crate::mcts::batch::{self, Batches, InFlight};
 use crate::mcts::{Search, SearchConfig, SearchError};
-use crate::replay::record::{self, RecordError, RecordFile, RecordMeta, Sample};
+use crate::replay::record::{self, GameEnd, RecordError, RecordFile, RecordMeta, Sample};
 use crate::util::sub_seed;
 
 /// Self-play settings (the `[selfplay]` table of a run config).
@@ -246,6 +246,9 @@ struct Slot<S: State> {
     /// Every decision in order: who made it, its move's dense index, and
     /// its sample where a full search made one (the replies' source).
     moves: Vec<(Color, u32, Option<usize>)>,
+    /// The position of the latest decision and its move: where the game
+    /// ended, in a form the rules read back ([`GameEnd`]).
+    before_last: Option<(S, u32)>,
     low_streak: [u32; 2],
     /// Nobody resigns in this game; the first would-be resigner is noted.
     check_only: bool,
@@ -420,6 +423,7 @@ impl<G: Game> Worker<'_, G> {
             search: Search::new(pos, self.search.clone(), rng.random())?,
             samples: Vec::new(),
             moves: Vec::new(),
+            before_last: None,
             low_streak: [0; 2],
             check_only,
             would_resign: None,
@@ -532,8 +536,8 @@ impl<G: Game> Worker<'_, G> {
         self.progress.decisions.fetch_add(1, Ordering::Relaxed);
         game.decisions += 1;
         let sample = (result.full && !result.forced).then_some(game.samples.len());
-        game.moves
-            .push((me, self.game.action_index(result.action) as u32, sample));
+        let index = self.game.action_index(result.action) as u32;
+        game.moves.push((me, index, sample));
         if sample.is_some() {
             let policy = result
                 .actions
@@ -565,6 +569,7 @@ impl<G: Game> Worker<'_, G> {
                 }
             }
         }
+        game.before_last = Some((game.search.position().clone(), index));
         game.search.advance(result.action)?;
         Ok(game.search.position().is_over())
     }
@@ -599,16 +604,26 @@ impl<G: Game> Worker<'_, G> {
             }
         }
         let replies = replies(&game.moves, &game.samples);
-        // The last position, where the game has an ownership target to
-        // read from it.
+        // Where the game ended, where the game has an ownership target to
+        // read from it: the position before the last move and the move, or
+        // the position a player resigned in.
         let mut scratch = vec![0.0; self.game.net_shape().cells()];
-        let last_bytes = self
+        let game_end = self
             .game
             .ownership(last, Color::White, &mut scratch)
             .then(|| {
-                let mut bytes = Vec::new();
-                self.game.write_state(last, &mut bytes);
-                bytes
+                let mut before = Vec::new();
+                let last_move = match (&game.resigned, &game.before_last) {
+                    (None, Some((pos, index))) => {
+                        self.game.write_state(pos, &mut before);
+                        Some(*index)
+                    }
+                    _ => {
+                        self.game.write_state(last, &mut before);
+                        None
+                    }
+                };
+                GameEnd { before, last_move }
             });
         let samples: Vec<Sample> = game
             .samples
@@ -624,7 +639,7 @@ impl<G: Game> Worker<'_, G> {
                     .with_search_wdl(wdl)
                     .with_search_margin(search_margin)
                     .with_reply(reply)
-                    .with_last_position(last_bytes.clone())
+                    .with_game_end(game_end.clone())
             })
             .collect();
         summary.positions += samples.len() as u64;

@@ -543,8 +543,8 @@ fn an_auxiliary_heads_run_records_their_targets_trains_them_and_plays_without_th
     // Every sample knows where its game ended, a finished game or a
     // resigned one.
     for s in &samples {
-        let last = s.last_position.as_ref().expect("a last position");
-        yinsh_zero::game::Game::read_state(&game, last).unwrap();
+        let end = s.game_end.as_ref().expect("where the game ended");
+        end.state(&game).unwrap();
     }
     let metrics = fs::read_to_string(run.join("logs/metrics.jsonl")).unwrap();
     let losses: Vec<f64> = metrics
