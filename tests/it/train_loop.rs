@@ -573,6 +573,78 @@ fn an_auxiliary_heads_run_records_their_targets_trains_them_and_plays_without_th
     player.choose(&start);
 }
 
+#[test]
+fn a_network_trained_without_auxiliary_heads_goes_on_with_fresh_ones() {
+    // As docs/results/yinsh-recipe/start.sh begins a side from the shipped
+    // network: a run folder holding another run's checkpoint, with its
+    // weights and Adam state, and a config that adds both heads.
+    let tmp = tempfile::tempdir().unwrap();
+    let plain = tmp.path().join("plain");
+    let cfg = write_config(tmp.path(), "plain.toml", &tiny("loop.generations = 1"));
+    succeeded(&train(&cfg, &plain));
+    let generation = *checkpoint::list(&plain.join("checkpoints"))
+        .unwrap()
+        .last()
+        .unwrap();
+    let from = checkpoint::generation_dir(&plain.join("checkpoints"), generation);
+    assert!(from.join("optimizer.bpk").exists());
+    let run = tmp.path().join("heads");
+    copy_checkpoint(&from, &run);
+    let text = tiny(&format!(
+        "loop.generations = {}
+         model.reply_head = true
+         model.ownership_head = true
+         train.reply_policy_weight = 0.15
+         train.ownership_weight = 0.5",
+        generation + 1
+    ));
+    let cfg = write_config(tmp.path(), "heads.toml", &text);
+    succeeded(&train(&cfg, &run));
+    let newest = *checkpoint::list(&run.join("checkpoints"))
+        .unwrap()
+        .last()
+        .unwrap();
+    assert_eq!(newest, generation + 1);
+    let meta = checkpoint::read_meta(&checkpoint::generation_dir(
+        &run.join("checkpoints"),
+        newest,
+    ))
+    .unwrap();
+    assert!(meta.model.reply_head && meta.model.ownership_head);
+    assert!(meta.train_steps > 0);
+    // A config that drops a head the network has is refused, named.
+    let back = tiny(&format!("loop.generations = {}", generation + 2));
+    let cfg = write_config(tmp.path(), "back.toml", &back);
+    let copy = tmp.path().join("back");
+    let newest_dir = checkpoint::generation_dir(&run.join("checkpoints"), newest);
+    let name = newest_dir.file_name().unwrap().to_owned();
+    fs::create_dir_all(copy.join("checkpoints").join(&name)).unwrap();
+    for f in ["model.bpk", "optimizer.bpk", "meta.json"] {
+        fs::copy(
+            newest_dir.join(f),
+            copy.join("checkpoints").join(&name).join(f),
+        )
+        .unwrap();
+    }
+    let out = train(&cfg, &copy);
+    failed(&out);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("[model]"), "{err}");
+}
+
+/// A new run folder holding `checkpoint` (every file of it) as its only
+/// generation, the best.
+fn copy_checkpoint(checkpoint: &Path, run: &Path) {
+    let name = checkpoint.file_name().unwrap();
+    let to = run.join("checkpoints").join(name);
+    fs::create_dir_all(&to).unwrap();
+    for f in fs::read_dir(checkpoint).unwrap() {
+        let f = f.unwrap();
+        fs::copy(f.path(), to.join(f.file_name())).unwrap();
+    }
+    fs::write(run.join("checkpoints/best"), name.to_str().unwrap()).unwrap();
+}
+
 /// The generations a folder laid out as a run holds.
 fn generations(root: &Path) -> Vec<u64> {
     checkpoint::list(&root.join("checkpoints")).unwrap()
