@@ -246,8 +246,8 @@ struct Slot<S: State> {
     /// Every decision in order: who made it, its move's dense index, and
     /// its sample where a full search made one (the replies' source).
     moves: Vec<(Color, u32, Option<usize>)>,
-    /// The position of the latest decision and its move: where the game
-    /// ended, in a form the rules read back ([`GameEnd`]).
+    /// The position of the decision that ended the game, and its move:
+    /// where the game ended, in a form the rules read back ([`GameEnd`]).
     before_last: Option<(S, u32)>,
     low_streak: [u32; 2],
     /// Nobody resigns in this game; the first would-be resigner is noted.
@@ -547,7 +547,7 @@ impl<G: Game> Worker<'_, G> {
                 .collect();
             self.offer_fork(game, &pos, result.action);
             game.samples
-                .push((pos, policy, result.policy_wdl, result.policy_margin));
+                .push((pos.clone(), policy, result.policy_wdl, result.policy_margin));
             self.progress.positions.fetch_add(1, Ordering::Relaxed);
         }
         if self.cfg.resign
@@ -569,9 +569,14 @@ impl<G: Game> Worker<'_, G> {
                 }
             }
         }
-        game.before_last = Some((game.search.position().clone(), index));
         game.search.advance(result.action)?;
-        Ok(game.search.position().is_over())
+        let over = game.search.position().is_over();
+        if over {
+            // Kept only for the move that ended the game: a clone a
+            // decision would tax every game for the one it needs.
+            game.before_last = Some((pos, index));
+        }
+        Ok(over)
     }
 
     /// Turns a finished game into samples with outcomes and tallies it.
