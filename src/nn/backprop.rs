@@ -47,9 +47,10 @@ use rayon::prelude::*;
 
 use super::cpu::{Board, Conv};
 use super::kernels::{
-    Dense, conv_matrix, gemm, param, pool_cells, transpose_blocks, value_rows, values,
+    Dense, conv_matrix, gemm, param, pool_cells, pool_mean_max, spread_cells, transpose_blocks,
+    value_rows, values,
 };
-use super::model::{ConvBn, Model};
+use super::model::{ConvBn, GlobalPool, Model};
 use crate::game::NetShape;
 
 /// Rows (cells of positions) whose 3x3 patches one thread gathers and
@@ -689,10 +690,130 @@ impl ActionHead {
     }
 }
 
+/// A residual block's [`GlobalPool`] branch, weights as the pass uses them.
+struct PoolWeights {
+    conv: ConvBnWeights,
+    bias: Dense,
+}
+
+/// What a pooled branch's backward pass needs from its forward pass.
+#[derive(Default)]
+struct PoolCache {
+    norm: NormCache,
+    /// The branch's features after its ReLU, `[rows, g]`.
+    features: Vec<f32>,
+    /// Each position's channel means then maxima, `[batch, 2g]`.
+    pooled: Vec<f32>,
+    /// The cell of each maximum, `[batch, g]`.
+    argmax: Vec<u32>,
+    /// The biases spread over the cells, `[rows, c]`.
+    spread: Vec<f32>,
+}
+
+impl PoolWeights {
+    fn new(p: &GlobalPool) -> PoolWeights {
+        PoolWeights {
+            conv: ConvBnWeights::new(&p.conv),
+            bias: Dense::from_conv1x1(&p.bias),
+        }
+    }
+
+    /// The branch on the block's input `h`: leaves its biases spread over
+    /// the cells in `cache.spread`.
+    fn forward(&self, p: &GlobalPool, h: &[f32], board: Board, cache: &mut PoolCache) {
+        let (batch, cells, rows) = (board.batch, board.cells(), board.rows());
+        let g = self.conv.cout;
+        self.conv.forward(
+            &p.conv.bn,
+            h,
+            board,
+            &mut cache.norm,
+            None,
+            &mut cache.features,
+        );
+        cache.pooled.resize(batch * 2 * g, 0.0);
+        cache.argmax.resize(batch * g, 0);
+        pool_mean_max(
+            &cache.features,
+            batch,
+            cells,
+            g,
+            &mut cache.pooled,
+            Some(&mut cache.argmax),
+        );
+        let bias = dense_forward(&self.bias, &cache.pooled, batch);
+        cache.spread.resize(rows * self.bias.outputs, 0.0);
+        spread_cells(&bias, batch, cells, self.bias.outputs, &mut cache.spread);
+    }
+
+    /// From `dy`, the gradient of the block's first norm output (ReLU's
+    /// mask applied), which the biases joined: the branch's weight
+    /// gradients into `grads`, and its share of the block input's gradient
+    /// added to `dh`.
+    #[allow(clippy::too_many_arguments)]
+    fn backward(
+        &self,
+        p: &GlobalPool,
+        h: &[f32],
+        board: Board,
+        cache: &PoolCache,
+        dy: &[f32],
+        (grads, device): (&mut GradientsParams, &Device),
+        dh: &mut [f32],
+    ) {
+        let (batch, cells, rows) = (board.batch, board.cells(), board.rows());
+        let (g, c) = (self.conv.cout, self.bias.outputs);
+        // A bias's gradient is the sum of its cells'.
+        let mut dbias = vec![0.0; batch * c];
+        pool_cells(dy, batch, cells, c, &mut dbias);
+        dbias.iter_mut().for_each(|d| *d *= cells as f32);
+        let (dw, db, dpooled) = dense_backward(&self.bias, &cache.pooled, &dbias, batch);
+        register(
+            grads,
+            &p.bias.weight,
+            conv_grad_to_burn(&dw, 1, 2 * g, c),
+            device,
+        );
+        if let Some(bias) = &p.bias.bias {
+            register(grads, bias, db, device);
+        }
+        // The mean spreads its gradient over the cells, the maximum sends it
+        // to the cell that held it.
+        let mut dfeat = vec![0.0; rows * g];
+        for b in 0..batch {
+            let (dmean, dmax) = dpooled[b * 2 * g..(b + 1) * 2 * g].split_at(g);
+            for cell in 0..cells {
+                let row = &mut dfeat[(b * cells + cell) * g..(b * cells + cell + 1) * g];
+                for (d, m) in row.iter_mut().zip(dmean) {
+                    *d = m / cells as f32;
+                }
+            }
+            for (ch, d) in dmax.iter().enumerate() {
+                let cell = cache.argmax[b * g + ch] as usize;
+                dfeat[(b * cells + cell) * g + ch] += d;
+            }
+        }
+        relu_mask(&mut dfeat, &cache.features);
+        let mut dx = Vec::new();
+        let gr = self
+            .conv
+            .backward(h, board, &cache.norm, &mut dfeat, Some(&mut dx));
+        register_conv_bn(grads, &p.conv, gr, device);
+        add_assign(dh, &dx);
+    }
+}
+
+/// One residual block's weights.
+struct BlockWeights {
+    a: ConvBnWeights,
+    b: ConvBnWeights,
+    pool: Option<PoolWeights>,
+}
+
 /// The weights of one step, read from the model at [`Backprop::forward`].
 struct Weights {
     stem: ConvBnWeights,
-    blocks: Vec<(ConvBnWeights, ConvBnWeights)>,
+    blocks: Vec<BlockWeights>,
     policy_hidden: ConvBnWeights,
     policy: ActionHead,
     reply: Option<ActionHead>,
@@ -717,6 +838,8 @@ struct Activations {
     middle: Vec<Vec<f32>>,
     stem: NormCache,
     blocks: Vec<(NormCache, NormCache)>,
+    /// Each block's pooled branch, where it has one.
+    pools: Vec<PoolCache>,
     policy_hidden: NormCache,
     /// After the policy's hidden 1x1 convolution and its ReLU.
     policy_features: Vec<f32>,
@@ -790,6 +913,7 @@ impl Backprop {
         a.trunk.resize_with(blocks + 1, Vec::new);
         a.middle.resize_with(blocks, Vec::new);
         a.blocks.resize_with(blocks, Default::default);
+        a.pools.resize_with(blocks, Default::default);
         w.stem.forward(
             &model.stem.bn,
             &a.x,
@@ -798,12 +922,21 @@ impl Backprop {
             None,
             &mut a.trunk[0],
         );
-        for (i, ((wa, wb), block)) in w.blocks.iter().zip(&model.blocks).enumerate() {
+        for (i, (wi, block)) in w.blocks.iter().zip(&model.blocks).enumerate() {
             let (done, rest) = a.trunk.split_at_mut(i + 1);
             let h = &done[i];
             let (ca, cb) = &mut a.blocks[i];
-            wa.forward(&block.a.bn, h, board, ca, None, &mut a.middle[i]);
-            wb.forward(&block.b.bn, &a.middle[i], board, cb, Some(h), &mut rest[0]);
+            // The pooled branch's biases join the first norm's output as a
+            // residual would, before its ReLU.
+            let bias = match (&wi.pool, &block.pool) {
+                (Some(wp), Some(p)) => {
+                    wp.forward(p, h, board, &mut a.pools[i]);
+                    Some(a.pools[i].spread.as_slice())
+                }
+                _ => None,
+            };
+            wi.a.forward(&block.a.bn, h, board, ca, bias, &mut a.middle[i]);
+            wi.b.forward(&block.b.bn, &a.middle[i], board, cb, Some(h), &mut rest[0]);
         }
         let h = &a.trunk[blocks];
         let c = w.stem.cout;
@@ -986,16 +1119,24 @@ impl Backprop {
         let mut dinput = Vec::new();
         let mut skip = vec![0.0; rows * c];
         for i in (0..blocks).rev() {
-            let (wa, wb) = &w.blocks[i];
+            let wi = &w.blocks[i];
             let (ca, cb) = &a.blocks[i];
+            let block = &model.blocks[i];
             relu_mask(&mut dh, &a.trunk[i + 1]);
             // The residual's share passes straight through; `dh` becomes
             // the second norm's output gradient in place after it is read.
             skip.copy_from_slice(&dh);
-            let gb = wb.backward(&a.middle[i], board, cb, &mut dh, Some(&mut dmid));
+            let gb =
+                wi.b.backward(&a.middle[i], board, cb, &mut dh, Some(&mut dmid));
             relu_mask(&mut dmid, &a.middle[i]);
-            let ga = wa.backward(&a.trunk[i], board, ca, &mut dmid, Some(&mut dinput));
-            let block = &model.blocks[i];
+            // The pooled branch reads the first norm's output gradient
+            // before its backward pass turns it into the convolution's.
+            if let (Some(wp), Some(p)) = (&wi.pool, &block.pool) {
+                let sink = (&mut grads, &device);
+                wp.backward(p, &a.trunk[i], board, &a.pools[i], &dmid, sink, &mut skip);
+            }
+            let ga =
+                wi.a.backward(&a.trunk[i], board, ca, &mut dmid, Some(&mut dinput));
             register_conv_bn(&mut grads, &block.a, ga, &device);
             register_conv_bn(&mut grads, &block.b, gb, &device);
             add_assign(&mut dinput, &skip);
@@ -1045,7 +1186,11 @@ fn read_weights(model: &Model, shape: NetShape) -> Weights {
         blocks: model
             .blocks
             .iter()
-            .map(|b| (ConvBnWeights::new(&b.a), ConvBnWeights::new(&b.b)))
+            .map(|b| BlockWeights {
+                a: ConvBnWeights::new(&b.a),
+                b: ConvBnWeights::new(&b.b),
+                pool: b.pool.as_ref().map(PoolWeights::new),
+            })
             .collect(),
         policy_hidden: ConvBnWeights::new(&model.policy_hidden),
         policy: ActionHead::new(&model.policy_out, model.pass.as_ref()),

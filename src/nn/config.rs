@@ -48,9 +48,38 @@ pub struct ModelConfig {
     /// `[train] ownership_weight`. Search never reads it either.
     #[config(default = false)]
     pub ownership_head: bool,
+    /// Channels of the globally pooled branch that KataGo puts in some of
+    /// its residual blocks (Wu 2019, section 3.2), 0 for none. In a block
+    /// that has one, a second 3x3 convolution of the block's input (batch
+    /// norm, ReLU) is pooled over the board, each channel's mean and
+    /// maximum, and a dense layer turns those into one bias per channel
+    /// added to the block's first convolution before its ReLU: every cell
+    /// then sees the whole board, not only its receptive field.
+    #[config(default = 0)]
+    pub global_pool_channels: usize,
+    /// Which blocks have the pooled branch: every `global_pool_every`-th,
+    /// counted from the first (2: the second, fourth, ...).
+    #[config(default = 2)]
+    pub global_pool_every: usize,
 }
 
 impl ModelConfig {
+    /// Whether residual block `i` (from 0) has the globally pooled branch
+    /// ([`global_pool_channels`](Self::global_pool_channels)).
+    ///
+    /// ```
+    /// use yinsh_zero::nn::ModelConfig;
+    /// let c = ModelConfig::new().with_blocks(4).with_global_pool_channels(16);
+    /// let pooled: Vec<usize> = (0..4).filter(|&i| c.pools_in_block(i)).collect();
+    /// assert_eq!(pooled, [1, 3]);
+    /// assert!(!ModelConfig::new().pools_in_block(1));
+    /// ```
+    pub fn pools_in_block(&self, i: usize) -> bool {
+        self.global_pool_channels > 0
+            && self.global_pool_every > 0
+            && (i + 1).is_multiple_of(self.global_pool_every)
+    }
+
     /// Multiply-accumulates of one forward pass for one position of a game
     /// of `shape`, counting convolutions and dense layers (batch norms,
     /// activations and the pooling are a rounding error next to them).
@@ -58,7 +87,9 @@ impl ModelConfig {
         let (c, cells) = (self.channels as u64, shape.cells() as u64);
         let conv = |cin: u64, cout: u64, k: u64| cells * cin * cout * k * k;
         let input = conv(shape.planes as u64, c, 3);
-        let trunk = self.blocks as u64 * 2 * conv(c, c, 3);
+        let g = self.global_pool_channels as u64;
+        let pooled = (0..self.blocks).filter(|&i| self.pools_in_block(i)).count() as u64;
+        let trunk = self.blocks as u64 * 2 * conv(c, c, 3) + pooled * (conv(c, g, 3) + 2 * g * c);
         let policy =
             conv(c, c, 1) + conv(c, shape.policy_planes as u64, 1) + c * shape.extra_actions as u64;
         let v = self.value_channels as u64;
@@ -92,6 +123,20 @@ pub struct ModelSection {
     /// [`ModelConfig::ownership_head`], left out when off as `reply_head`.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub ownership_head: bool,
+    /// [`ModelConfig::global_pool_channels`], left out when 0.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub global_pool_channels: usize,
+    /// [`ModelConfig::global_pool_every`], left out at its default.
+    #[serde(skip_serializing_if = "is_default_every")]
+    pub global_pool_every: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+fn is_default_every(n: &usize) -> bool {
+    *n == ModelConfig::new().global_pool_every
 }
 
 impl Default for ModelSection {
@@ -105,6 +150,8 @@ impl Default for ModelSection {
             value_hidden: m.value_hidden,
             reply_head: m.reply_head,
             ownership_head: m.ownership_head,
+            global_pool_channels: m.global_pool_channels,
+            global_pool_every: m.global_pool_every,
         }
     }
 }
@@ -118,5 +165,7 @@ impl ModelSection {
             .with_value_hidden(self.value_hidden)
             .with_reply_head(self.reply_head)
             .with_ownership_head(self.ownership_head)
+            .with_global_pool_channels(self.global_pool_channels)
+            .with_global_pool_every(self.global_pool_every)
     }
 }

@@ -47,8 +47,8 @@ use burn::nn::conv::Conv2d;
 use rayon::prelude::*;
 
 use super::kernels::{
-    Dense, alone, conv_matrix, gemm, param, pool_cells, pool_threads, transpose_blocks, value_rows,
-    values,
+    Dense, alone, conv_matrix, gemm, param, pool_cells, pool_mean_max, pool_threads, spread_cells,
+    transpose_blocks, value_rows, values,
 };
 use super::microkernel;
 use super::model::{ConvBn, Model};
@@ -153,7 +153,7 @@ pub struct CpuOutput<'a> {
 pub struct CpuNet {
     shape: NetShape,
     stem: Conv,
-    blocks: Vec<(Conv, Conv)>,
+    blocks: Vec<Block>,
     policy_hidden: Conv,
     policy_out: Conv,
     pass: Option<Dense>,
@@ -165,6 +165,16 @@ pub struct CpuNet {
     buffers: Buffers,
 }
 
+/// A residual block: two 3x3 convolutions, and where the block has one,
+/// its globally pooled branch (a convolution and the dense layer from its
+/// channels' means and maxima to the first convolution's biases).
+#[derive(Clone, Debug)]
+struct Block {
+    a: Conv,
+    b: Conv,
+    pool: Option<(Conv, Dense)>,
+}
+
 /// Scratch space, grown to the largest batch seen and then reused.
 #[derive(Clone, Debug, Default)]
 struct Buffers {
@@ -174,6 +184,9 @@ struct Buffers {
     scratch: Vec<f32>,
     head: Vec<f32>,
     pooled: Vec<f32>,
+    /// A pooled branch's features, then its biases spread over the cells.
+    branch: Vec<f32>,
+    spread: Vec<f32>,
     hidden: Vec<f32>,
     policy: Vec<f32>,
     wdl: Vec<f32>,
@@ -813,7 +826,14 @@ impl CpuNet {
             blocks: model
                 .blocks
                 .iter()
-                .map(|b| (Conv::from_conv_bn(&b.a), Conv::from_conv_bn(&b.b)))
+                .map(|b| Block {
+                    a: Conv::from_conv_bn(&b.a),
+                    b: Conv::from_conv_bn(&b.b),
+                    pool: b
+                        .pool
+                        .as_ref()
+                        .map(|p| (Conv::from_conv_bn(&p.conv), Dense::from_conv1x1(&p.bias))),
+                })
                 .collect(),
             policy_hidden: Conv::from_conv_bn(&model.policy_hidden),
             policy_out: Conv::folded(&model.policy_out, None),
@@ -878,8 +898,20 @@ impl CpuNet {
         let mut t = std::mem::take(&mut buf.t);
         self.stem
             .forward(&buf.x, board, &mut buf.scratch, &mut h, None, true);
-        for (a, b) in &self.blocks {
-            a.forward(&h, board, &mut buf.scratch, &mut t, None, true);
+        for Block { a, b, pool } in &self.blocks {
+            let bias = pool.as_ref().map(|(conv, dense)| {
+                let g = conv.cout;
+                grow(&mut buf.branch, rows * g);
+                conv.forward(&h, board, &mut buf.scratch, &mut buf.branch, None, true);
+                grow(&mut buf.pooled, batch * 2 * g);
+                pool_mean_max(&buf.branch, batch, cells, g, &mut buf.pooled, None);
+                grow(&mut buf.hidden, batch * c);
+                dense.forward(&buf.pooled, batch, &mut buf.hidden);
+                grow(&mut buf.spread, rows * c);
+                spread_cells(&buf.hidden, batch, cells, c, &mut buf.spread);
+                &buf.spread[..rows * c]
+            });
+            a.forward(&h, board, &mut buf.scratch, &mut t, bias, true);
             // The block's output overwrites its input only after reading it.
             let mut out = std::mem::take(&mut buf.x);
             grow(&mut out, rows * c);

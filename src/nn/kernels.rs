@@ -198,6 +198,55 @@ pub(super) fn pool_cells(h: &[f32], batch: usize, cells: usize, c: usize, out: &
     }
 }
 
+/// Global pooling of a block's pooled branch ([`GlobalPool`](super::model::GlobalPool)):
+/// for each position of channels-last `g` (`[batch * cells, c]`), each
+/// channel's mean and then each channel's maximum over the cells, into
+/// `out` (`[batch, 2c]`); with `argmax` (`[batch, c]`), the first cell
+/// holding each maximum, which the backward pass routes its gradient to.
+pub(super) fn pool_mean_max(
+    g: &[f32],
+    batch: usize,
+    cells: usize,
+    c: usize,
+    out: &mut [f32],
+    mut argmax: Option<&mut [u32]>,
+) {
+    for b in 0..batch {
+        let rows = &g[b * cells * c..(b + 1) * cells * c];
+        let (mean, max) = out[b * 2 * c..(b + 1) * 2 * c].split_at_mut(c);
+        mean.fill(0.0);
+        max.copy_from_slice(&rows[..c]);
+        let mut arg = argmax.as_deref_mut().map(|a| &mut a[b * c..(b + 1) * c]);
+        if let Some(arg) = arg.as_deref_mut() {
+            arg.fill(0);
+        }
+        for (cell, row) in rows.chunks_exact(c).enumerate() {
+            for ch in 0..c {
+                mean[ch] += row[ch];
+                if row[ch] > max[ch] {
+                    max[ch] = row[ch];
+                    if let Some(arg) = arg.as_deref_mut() {
+                        arg[ch] = cell as u32;
+                    }
+                }
+            }
+        }
+        mean.iter_mut().for_each(|s| *s /= cells as f32);
+    }
+}
+
+/// `bias` (`[batch, c]`) repeated over each position's `cells` rows of
+/// `out` (`[batch * cells, c]`): a per-position channel bias laid out as a
+/// residual the convolutions add before their ReLU.
+pub(super) fn spread_cells(bias: &[f32], batch: usize, cells: usize, c: usize, out: &mut [f32]) {
+    for b in 0..batch {
+        let row = &bias[b * c..(b + 1) * c];
+        for cell in out[b * cells * c..(b + 1) * cells * c].chunks_exact_mut(c) {
+            cell.copy_from_slice(row);
+        }
+    }
+}
+
 /// A dense layer: `weight` is `[inputs, outputs]` (burn's layout).
 #[derive(Clone, Debug)]
 pub(super) struct Dense {
@@ -208,6 +257,23 @@ pub(super) struct Dense {
 }
 
 impl Dense {
+    /// A 1x1 convolution of a 1x1 map (a [`GlobalPool`](super::model::GlobalPool)'s
+    /// dense layer) as the dense layer it is.
+    pub(super) fn from_conv1x1(conv: &Conv2d) -> Dense {
+        let (k, inputs, outputs, weight) = conv_matrix(conv);
+        assert_eq!(k, 1, "a 1x1 convolution");
+        Dense {
+            inputs,
+            outputs,
+            weight,
+            bias: conv
+                .bias
+                .as_ref()
+                .map(param)
+                .unwrap_or_else(|| vec![0.0; outputs]),
+        }
+    }
+
     pub(super) fn from_linear(l: &Linear) -> Dense {
         let [inputs, outputs] = l.weight.dims();
         Dense {

@@ -4,7 +4,8 @@ use burn::module::Module;
 use burn::nn::conv::{Conv2d, Conv2dConfig};
 use burn::nn::{BatchNorm, BatchNormConfig, Linear, LinearConfig, PaddingConfig2d};
 use burn::tensor::activation::relu;
-use burn::tensor::module::adaptive_avg_pool2d;
+use burn::tensor::module::{adaptive_avg_pool2d, max_pool2d};
+use burn::tensor::ops::MaxPoolOptions;
 use burn::tensor::{Device, Tensor};
 
 use super::config::ModelConfig;
@@ -38,17 +39,51 @@ impl ConvBn {
     }
 }
 
-/// conv3x3-BN-ReLU-conv3x3-BN, plus the input, then ReLU.
+/// KataGo's global pooling bias structure ([`ModelConfig::global_pool_channels`]):
+/// conv3x3-BN-ReLU of a block's input, each channel's mean and maximum over
+/// the board, and a dense layer from those to one bias per channel of the
+/// block's first convolution.
+#[derive(Module, Debug)]
+pub struct GlobalPool {
+    pub(super) conv: ConvBn,
+    /// The dense layer, as a 1x1 convolution of the pooled `[B, 2g, 1, 1]`:
+    /// the same numbers, and shapes that never leave four axes, which ONNX
+    /// export follows through its two traces.
+    pub(super) bias: Conv2d,
+}
+
+impl GlobalPool {
+    /// The `[B, c, 1, 1]` biases for the block's input `x`.
+    fn forward(&self, x: Tensor<4>) -> Tensor<4> {
+        let g = relu(self.conv.forward(x));
+        let [_, _, height, width] = g.dims();
+        // Mean by global average pooling and maximum by a pooling window the
+        // board's size: operations ONNX export lowers (it lowers no plain
+        // maximum over an axis).
+        let mean = adaptive_avg_pool2d(g.clone(), [1, 1]);
+        let max = max_pool2d(g, MaxPoolOptions::new([height, width]));
+        self.bias.forward(Tensor::cat(vec![mean, max], 1))
+    }
+}
+
+/// conv3x3-BN-ReLU-conv3x3-BN, plus the input, then ReLU; where the block
+/// has a [`GlobalPool`], its biases join the first convolution's output
+/// before the ReLU.
 #[derive(Module, Debug)]
 pub struct ResidualBlock {
     pub(super) a: ConvBn,
     pub(super) b: ConvBn,
+    pub(super) pool: Option<GlobalPool>,
 }
 
 impl ResidualBlock {
     fn forward(&self, x: Tensor<4>) -> Tensor<4> {
-        let y = relu(self.a.forward(x.clone()));
-        relu(self.b.forward(y) + x)
+        let mut y = self.a.forward(x.clone());
+        if let Some(pool) = &self.pool {
+            // `[B, c, 1, 1]` broadcasts over the cells.
+            y = y + pool.forward(x.clone());
+        }
+        relu(self.b.forward(relu(y)) + x)
     }
 }
 
@@ -117,9 +152,16 @@ impl ModelConfig {
         Model {
             stem: ConvBn::new(shape.planes, c, 3, device),
             blocks: (0..self.blocks)
-                .map(|_| ResidualBlock {
+                .map(|i| ResidualBlock {
                     a: ConvBn::new(c, c, 3, device),
                     b: ConvBn::new(c, c, 3, device),
+                    pool: self.pools_in_block(i).then(|| {
+                        let g = self.global_pool_channels;
+                        GlobalPool {
+                            conv: ConvBn::new(c, g, 3, device),
+                            bias: Conv2dConfig::new([2 * g, c], [1, 1]).init(device),
+                        }
+                    }),
                 })
                 .collect(),
             policy_hidden: ConvBn::new(c, c, 1, device),
@@ -186,6 +228,28 @@ impl Model {
             }
             if self.ownership.is_none() {
                 self.ownership = fresh.ownership;
+            }
+        }
+        self
+    }
+
+    /// The same network with the globally pooled branches `config` asks
+    /// for ([`ModelConfig::global_pool_channels`]) in the blocks that lack
+    /// one, their dense layers zero so that the network's outputs are what
+    /// they were: a network trained without them goes on training with
+    /// them.
+    pub fn with_global_pooling(mut self, config: &ModelConfig, device: &Device) -> Model {
+        let c = self.policy_hidden.conv.weight.dims()[0];
+        for (i, block) in self.blocks.iter_mut().enumerate() {
+            if block.pool.is_none() && config.pools_in_block(i) {
+                let g = config.global_pool_channels;
+                let mut bias = Conv2dConfig::new([2 * g, c], [1, 1]).init(device);
+                bias.weight = bias.weight.map(|w| w.zeros_like());
+                bias.bias = bias.bias.map(|b| b.map(|b| b.zeros_like()));
+                block.pool = Some(GlobalPool {
+                    conv: ConvBn::new(c, g, 3, device),
+                    bias,
+                });
             }
         }
         self

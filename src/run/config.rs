@@ -566,6 +566,13 @@ impl RunConfig {
                     .into(),
             );
         }
+        if m.global_pool_channels > 0 && !(1..=m.blocks).contains(&m.global_pool_every) {
+            return Err(format!(
+                "[model] global_pool_every = {} puts the pooled branch in no block of {}: \
+                 give 1 to {} (2: every second block)",
+                m.global_pool_every, m.blocks, m.blocks
+            ));
+        }
         match (m.reply_head, self.train.reply_policy_weight > 0.0) {
             (false, true) => {
                 return Err(format!(
@@ -847,6 +854,15 @@ mod tests {
                 "reply_policy_weight",
             ),
             ("[model]\nreply_heads = true\n", "reply_heads"),
+            ("[model]\nglobal_pool_channel = 16\n", "global_pool_channel"),
+            (
+                "[model]\nglobal_pool_channels = 16\nglobal_pool_every = 0\n",
+                "global_pool_every",
+            ),
+            (
+                "[model]\nblocks = 2\nglobal_pool_channels = 16\nglobal_pool_every = 3\n",
+                "global_pool_every",
+            ),
             ("[train]\nreply_weight = 0.15\n", "reply_weight"),
             ("[train]\nownership_weight = 0.5\n", "ownership_head"),
             ("[model]\nownership_head = true\n", "ownership_weight"),
@@ -860,6 +876,7 @@ mod tests {
             assert!(e.contains("c.toml") && e.contains(needle), "{e}");
         }
         RunConfig::from_toml("[search]\nscore_weight = 0.5\n", "c.toml").unwrap();
+        RunConfig::from_toml("[model]\nglobal_pool_channels = 16\n", "c.toml").unwrap();
         RunConfig::from_toml(
             "[model]\nreply_head = true\n[train]\nreply_policy_weight = 0.15\n",
             "c.toml",

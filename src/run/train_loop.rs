@@ -467,19 +467,27 @@ impl<'a, G: GamePlayers> Loop<'a, G> {
             .expect("generation 0 exists");
         let latest_dir = checkpoint::generation_dir(&ckpts, latest);
         let (mut model, meta) = checkpoint::load_trained_model(game, &latest_dir, &device)?;
-        // A run may add auxiliary heads to a network trained without them:
-        // the heads start fresh, the rest goes on.
+        // A run may add auxiliary heads or pooled branches to a network
+        // trained without them: the heads start fresh, the branches add
+        // nothing until trained, the rest goes on.
         let bare = |m: &crate::nn::ModelSection| crate::nn::ModelSection {
             reply_head: false,
             ownership_head: false,
+            global_pool_channels: 0,
+            global_pool_every: crate::nn::ModelConfig::new().global_pool_every,
             ..m.clone()
         };
+        let pooling = |m: &crate::nn::ModelSection| (m.global_pool_channels, m.global_pool_every);
         let fits = bare(&meta.model) == bare(&cfg.model)
             && (cfg.model.reply_head || !meta.model.reply_head)
-            && (cfg.model.ownership_head || !meta.model.ownership_head);
+            && (cfg.model.ownership_head || !meta.model.ownership_head)
+            && (meta.model.global_pool_channels == 0
+                || pooling(&meta.model) == pooling(&cfg.model));
         if fits {
             let config = cfg.model.to_model_config();
-            model = model.with_aux_heads(&config, &game.net_shape(), &device);
+            model = model
+                .with_aux_heads(&config, &game.net_shape(), &device)
+                .with_global_pooling(&config, &device);
         }
         // The weights have the checkpoint's shape; candidates are saved
         // with the config's, so the two must agree.

@@ -23,8 +23,7 @@ fn small(channels: usize) -> ModelSection {
         channels,
         value_channels: 2,
         value_hidden: 16,
-        reply_head: false,
-        ownership_head: false,
+        ..ModelSection::default()
     }
 }
 

@@ -35,13 +35,15 @@ fn export(dir: &Path, format: &str, out: &Path) {
 #[test]
 fn a_safetensors_export_reloads_with_identical_outputs() {
     let tmp = tempfile::tempdir().unwrap();
+    // With a globally pooled branch in its one block.
     let shape = ModelSection {
         blocks: 1,
         channels: 8,
         value_channels: 2,
         value_hidden: 16,
-        reply_head: false,
-        ownership_head: false,
+        global_pool_channels: 4,
+        global_pool_every: 1,
+        ..ModelSection::default()
     };
     let device = default_device();
     let model = shape.to_model_config().init(&GAME.net_shape(), &device);
@@ -209,7 +211,9 @@ fn an_onnx_export_runs_in_onnxruntime_like_the_checkpoint() {
 
     let tmp = tempfile::tempdir().unwrap();
     // With the auxiliary heads, trained: the export leaves them out (search
-    // never reads them), so the graph's outputs are the three below.
+    // never reads them), so the graph's outputs are the three below. The
+    // second block has a globally pooled branch (its maximum is a pooling
+    // window the board's size in the graph).
     let shape = ModelSection {
         blocks: 2,
         channels: 8,
@@ -217,6 +221,8 @@ fn an_onnx_export_runs_in_onnxruntime_like_the_checkpoint() {
         value_hidden: 16,
         reply_head: true,
         ownership_head: true,
+        global_pool_channels: 4,
+        global_pool_every: 2,
     };
     let dir = trained_checkpoint(tmp.path(), &shape);
     let out = tmp.path().join("net.onnx");

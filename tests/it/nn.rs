@@ -367,6 +367,43 @@ fn save_then_load_gives_identical_outputs() {
 }
 
 #[test]
+fn pooled_branches_added_to_a_trained_network_change_none_of_its_outputs() {
+    use burn::module::Module;
+    let config = tiny().with_blocks(2);
+    let device = default_device();
+    let model = config.init(&GAME.net_shape(), &device);
+    let pooled = config
+        .clone()
+        .with_global_pool_channels(4)
+        .with_global_pool_every(1);
+    let grown = model.clone().with_global_pooling(&pooled, &device);
+    // Both blocks got a branch: a 3x3 convolution of 8 into 4 channels,
+    // its norm (scale, shift and the two running statistics), and the
+    // dense layer from 8 pooled values to 8 biases.
+    let branch = 9 * 8 * 4 + 4 * 4 + (8 * 8 + 8);
+    assert_eq!(grown.num_params(), model.num_params() + 2 * branch);
+    let positions = varied_positions();
+    let mut x = vec![0.0; positions.len() * INPUT_SIZE];
+    encode_batch(&GAME, &positions, &mut x);
+    let input = || {
+        burn::tensor::Tensor::<4>::from_data(
+            burn::tensor::TensorData::new(x.clone(), [positions.len(), INPUT_PLANES, 11, 11]),
+            &device,
+        )
+    };
+    let read = |t: burn::tensor::Tensor<2>| t.into_data().try_to_vec::<f32>().unwrap();
+    let (a, b) = (model.forward(input()), grown.forward(input()));
+    assert_eq!(read(a.policy), read(b.policy));
+    assert_eq!(read(a.wdl), read(b.wdl));
+    // A network built with the branches answers otherwise: they are live.
+    let fresh = pooled.init(&GAME.net_shape(), &device);
+    assert_eq!(fresh.num_params(), grown.num_params());
+    // Adding them twice adds nothing.
+    let again = grown.clone().with_global_pooling(&pooled, &device);
+    assert_eq!(again.num_params(), grown.num_params());
+}
+
+#[test]
 fn a_network_without_a_reply_head_loads_into_one_that_has_it() {
     let config = tiny();
     let device = default_device();
@@ -486,6 +523,12 @@ fn flops_count_matches_the_architecture() {
         + 121 * c * 2 + 2 * 121 * 16 + 16 * 4; // value head
     assert_eq!(tiny().macs_per_position(&GAME.net_shape()), macs);
     assert_eq!(tiny().flops_per_position(&GAME.net_shape()), 2 * macs);
+    // A pooled branch of 4 channels: its 3x3 convolution and dense layer.
+    let pooled = tiny()
+        .with_global_pool_channels(4)
+        .with_global_pool_every(1);
+    let branch = 121 * c * 4 * 9 + 2 * 4 * c;
+    assert_eq!(pooled.macs_per_position(&GAME.net_shape()), macs + branch);
 }
 
 #[test]

@@ -22,11 +22,17 @@ use yinsh_zero::train::{Batch, Trainer};
 /// A `blocks x channels` network for `game` after `steps` gradient steps on
 /// random-play positions with uniform policy targets and random outcomes.
 fn trained<G: Game>(game: &G, blocks: usize, channels: usize, steps: usize) -> Model {
+    let config = ModelConfig::new()
+        .with_blocks(blocks)
+        .with_channels(channels);
+    trained_as(game, config, steps)
+}
+
+/// [`trained`] for a network of `config` (its value head made small).
+fn trained_as<G: Game>(game: &G, config: ModelConfig, steps: usize) -> Model {
     let device = default_device();
     device.seed(3);
-    let model = ModelConfig::new()
-        .with_blocks(blocks)
-        .with_channels(channels)
+    let model = config
         .with_value_channels(3)
         .with_value_hidden(16)
         .init(&game.net_shape(), &device);
@@ -138,6 +144,30 @@ fn yinsh_outputs_match_burn_at_every_batch_size() {
     for batch in [1, 3, 37] {
         agrees(&game, &model, batch);
     }
+}
+
+#[test]
+fn globally_pooled_blocks_match_burn_too() {
+    // Pooled branches in every block, then in every second; the branch's
+    // maximum and mean over the board, its biases before the first ReLU.
+    let game = Yinsh::standard();
+    for (blocks, every) in [(2, 1), (3, 2)] {
+        let config = ModelConfig::new()
+            .with_blocks(blocks)
+            .with_channels(16)
+            .with_global_pool_channels(8)
+            .with_global_pool_every(every);
+        let model = trained_as(&game, config, 6);
+        for batch in [1, 5] {
+            agrees(&game, &model, batch);
+        }
+    }
+    let ttt = TicTacToe;
+    let config = ModelConfig::new()
+        .with_blocks(2)
+        .with_channels(12)
+        .with_global_pool_channels(4);
+    agrees(&ttt, &trained_as(&ttt, config, 6), 6);
 }
 
 #[test]

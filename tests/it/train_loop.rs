@@ -574,7 +574,7 @@ fn an_auxiliary_heads_run_records_their_targets_trains_them_and_plays_without_th
 }
 
 #[test]
-fn a_network_trained_without_auxiliary_heads_goes_on_with_fresh_ones() {
+fn a_network_trained_without_auxiliary_heads_or_pooling_goes_on_with_fresh_ones() {
     // As docs/results/yinsh-recipe/start.sh begins a side from the shipped
     // network: a run folder holding another run's checkpoint, with its
     // weights and Adam state, and a config that adds both heads.
@@ -594,6 +594,8 @@ fn a_network_trained_without_auxiliary_heads_goes_on_with_fresh_ones() {
         "loop.generations = {}
          model.reply_head = true
          model.ownership_head = true
+         model.global_pool_channels = 4
+         model.global_pool_every = 1
          train.reply_policy_weight = 0.15
          train.ownership_weight = 0.5",
         generation + 1
@@ -611,6 +613,7 @@ fn a_network_trained_without_auxiliary_heads_goes_on_with_fresh_ones() {
     ))
     .unwrap();
     assert!(meta.model.reply_head && meta.model.ownership_head);
+    assert_eq!(meta.model.global_pool_channels, 4);
     assert!(meta.train_steps > 0);
     // A config that drops a head the network has is refused, named.
     let back = tiny(&format!("loop.generations = {}", generation + 2));
