@@ -82,6 +82,13 @@ pub struct NnArgs {
     /// Trunk channels (default: the network's default).
     #[arg(long)]
     pub channels: Option<usize>,
+    /// Channels of the globally pooled branch (`[model] global_pool_channels`;
+    /// default 0, none).
+    #[arg(long)]
+    pub global_pool_channels: Option<usize>,
+    /// The blocks with the branch: every this many (`[model] global_pool_every`).
+    #[arg(long)]
+    pub global_pool_every: Option<usize>,
     /// Batch sizes to time, comma-separated (default 1,8,32,64,128,256; the
     /// self-play batch is timed too).
     #[arg(long, value_delimiter = ',', value_name = "N,N,...")]
@@ -212,6 +219,16 @@ fn nn<R: Registry>(args: NnArgs) -> anyhow::Result<()> {
     let mut model = crate::nn::ModelConfig::new();
     model.blocks = args.blocks.unwrap_or(model.blocks);
     model.channels = args.channels.unwrap_or(model.channels);
+    model.global_pool_channels = args
+        .global_pool_channels
+        .unwrap_or(model.global_pool_channels);
+    model.global_pool_every = args.global_pool_every.unwrap_or(model.global_pool_every);
+    ensure!(
+        model.global_pool_channels == 0 || (1..=model.blocks).contains(&model.global_pool_every),
+        "--global-pool-every must be 1 to {} (the blocks), got {}",
+        model.blocks,
+        model.global_pool_every
+    );
     let default = RunConfig::load(None)?;
     if let Some(batches) = &args.batches {
         ensure!(

@@ -3,7 +3,8 @@
 # RUNS/yinsh-SIDE begins as a copy of the shipped network, checkpoints/000173 (its
 # weights and Adam state), where it has no checkpoints and no resume point waits for
 # it; then `train` goes on at nice 19 with its resume point at resume/SIDE here.
-# RUNS: where the runs go (default runs); YZ: the binary. Arguments: the sides (a e-aux).
+# RUNS: where the runs go (default runs); YZ: the binary. Arguments: the sides (a,
+# e-aux, g-pool: the names of the .toml files here).
 set -euo pipefail
 RUNS=${RUNS:-runs}; YZ=${YZ:-yinsh-zero}
 HERE=$(cd "$(dirname "$0")" && pwd); ROOT=$(cd "$HERE/../../.." && pwd)
