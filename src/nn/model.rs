@@ -53,6 +53,14 @@ pub struct GlobalPool {
 }
 
 impl GlobalPool {
+    /// A branch of `g` channels for a trunk of `c`, freshly initialised.
+    fn new(c: usize, g: usize, device: &Device) -> GlobalPool {
+        GlobalPool {
+            conv: ConvBn::new(c, g, 3, device),
+            bias: Conv2dConfig::new([2 * g, c], [1, 1]).init(device),
+        }
+    }
+
     /// The `[B, c, 1, 1]` biases for the block's input `x`.
     fn forward(&self, x: Tensor<4>) -> Tensor<4> {
         let g = relu(self.conv.forward(x));
@@ -155,13 +163,9 @@ impl ModelConfig {
                 .map(|i| ResidualBlock {
                     a: ConvBn::new(c, c, 3, device),
                     b: ConvBn::new(c, c, 3, device),
-                    pool: self.pools_in_block(i).then(|| {
-                        let g = self.global_pool_channels;
-                        GlobalPool {
-                            conv: ConvBn::new(c, g, 3, device),
-                            bias: Conv2dConfig::new([2 * g, c], [1, 1]).init(device),
-                        }
-                    }),
+                    pool: self
+                        .pools_in_block(i)
+                        .then(|| GlobalPool::new(c, self.global_pool_channels, device)),
                 })
                 .collect(),
             policy_hidden: ConvBn::new(c, c, 1, device),
@@ -242,14 +246,10 @@ impl Model {
         let c = self.policy_hidden.conv.weight.dims()[0];
         for (i, block) in self.blocks.iter_mut().enumerate() {
             if block.pool.is_none() && config.pools_in_block(i) {
-                let g = config.global_pool_channels;
-                let mut bias = Conv2dConfig::new([2 * g, c], [1, 1]).init(device);
-                bias.weight = bias.weight.map(|w| w.zeros_like());
-                bias.bias = bias.bias.map(|b| b.map(|b| b.zeros_like()));
-                block.pool = Some(GlobalPool {
-                    conv: ConvBn::new(c, g, 3, device),
-                    bias,
-                });
+                let mut pool = GlobalPool::new(c, config.global_pool_channels, device);
+                pool.bias.weight = pool.bias.weight.map(|w| w.zeros_like());
+                pool.bias.bias = pool.bias.bias.map(|b| b.map(|b| b.zeros_like()));
+                block.pool = Some(pool);
             }
         }
         self
