@@ -223,12 +223,9 @@ fn nn<R: Registry>(args: NnArgs) -> anyhow::Result<()> {
         .global_pool_channels
         .unwrap_or(model.global_pool_channels);
     model.global_pool_every = args.global_pool_every.unwrap_or(model.global_pool_every);
-    ensure!(
-        model.global_pool_channels == 0 || (1..=model.blocks).contains(&model.global_pool_every),
-        "--global-pool-every must be 1 to {} (the blocks), got {}",
-        model.blocks,
-        model.global_pool_every
-    );
+    model
+        .check_global_pool()
+        .map_err(|e| anyhow::anyhow!("--global-pool-every: {e}"))?;
     let default = RunConfig::load(None)?;
     if let Some(batches) = &args.batches {
         ensure!(

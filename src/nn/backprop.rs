@@ -47,8 +47,8 @@ use rayon::prelude::*;
 
 use super::cpu::{Board, Conv};
 use super::kernels::{
-    Dense, conv_matrix, gemm, param, pool_cells, pool_mean_max, spread_cells, transpose_blocks,
-    value_rows, values,
+    Dense, bias_or_zeros, conv_matrix, gemm, param, pool_cells, pool_mean_max, spread_cells,
+    transpose_blocks, value_rows, values,
 };
 use super::model::{ConvBn, GlobalPool, Model};
 use crate::game::NetShape;
@@ -568,11 +568,7 @@ struct ActionHead {
 impl ActionHead {
     fn new(conv: &Conv2d, pass: Option<&Linear>) -> ActionHead {
         let (_, cin, planes, weight) = conv_matrix(conv);
-        let bias = conv
-            .bias
-            .as_ref()
-            .map(param)
-            .unwrap_or_else(|| vec![0.0; planes]);
+        let bias = bias_or_zeros(conv.bias.as_ref(), planes);
         ActionHead {
             cin,
             planes,

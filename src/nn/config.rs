@@ -64,6 +64,19 @@ pub struct ModelConfig {
 }
 
 impl ModelConfig {
+    /// Refuses a `global_pool_every` that names no block of the trunk
+    /// while the pooled branch is on.
+    pub fn check_global_pool(&self) -> Result<(), String> {
+        if self.global_pool_channels > 0 && !(1..=self.blocks).contains(&self.global_pool_every) {
+            return Err(format!(
+                "global_pool_every = {} puts the pooled branch in no block of {}: give 1 to {} \
+                 (2: every second block)",
+                self.global_pool_every, self.blocks, self.blocks
+            ));
+        }
+        Ok(())
+    }
+
     /// Whether residual block `i` (from 0) has the globally pooled branch
     /// ([`global_pool_channels`](Self::global_pool_channels)).
     ///

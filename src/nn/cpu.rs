@@ -47,8 +47,8 @@ use burn::nn::conv::Conv2d;
 use rayon::prelude::*;
 
 use super::kernels::{
-    Dense, alone, conv_matrix, gemm, param, pool_cells, pool_mean_max, pool_threads, spread_cells,
-    transpose_blocks, value_rows, values,
+    Dense, alone, bias_or_zeros, conv_matrix, gemm, param, pool_cells, pool_mean_max, pool_threads,
+    spread_cells, transpose_blocks, value_rows, values,
 };
 use super::microkernel;
 use super::model::{ConvBn, Model};
@@ -184,8 +184,10 @@ struct Buffers {
     scratch: Vec<f32>,
     head: Vec<f32>,
     pooled: Vec<f32>,
-    /// A pooled branch's features, then its biases spread over the cells.
+    /// A pooled branch's features, `[rows, g]`.
     branch: Vec<f32>,
+    /// Its biases spread over the cells, `[rows, c]`, the first
+    /// convolution's residual.
     spread: Vec<f32>,
     hidden: Vec<f32>,
     policy: Vec<f32>,
@@ -197,11 +199,7 @@ impl Conv {
     /// `conv` followed by `bn` (inference statistics), as one convolution.
     fn folded(conv: &Conv2d, bn: Option<&BatchNorm>) -> Conv {
         let (k, cin, cout, mut weight) = conv_matrix(conv);
-        let conv_bias = conv
-            .bias
-            .as_ref()
-            .map(param)
-            .unwrap_or_else(|| vec![0.0; cout]);
+        let conv_bias = bias_or_zeros(conv.bias.as_ref(), cout);
         let (scale, shift) = match bn {
             Some(bn) => {
                 let gamma = param(&bn.gamma);

@@ -24,6 +24,11 @@ pub(super) fn param<const D: usize>(p: &Param<Tensor<D>>) -> Vec<f32> {
     values(p.val())
 }
 
+/// A layer's bias, or `n` zeros for a layer built without one.
+pub(super) fn bias_or_zeros(bias: Option<&Param<Tensor<1>>>, n: usize) -> Vec<f32> {
+    bias.map(param).unwrap_or_else(|| vec![0.0; n])
+}
+
 thread_local! {
     /// Set while a pass runs alone on its thread (see [`alone`]).
     static ALONE: Cell<bool> = const { Cell::new(false) };
@@ -266,11 +271,7 @@ impl Dense {
             inputs,
             outputs,
             weight,
-            bias: conv
-                .bias
-                .as_ref()
-                .map(param)
-                .unwrap_or_else(|| vec![0.0; outputs]),
+            bias: bias_or_zeros(conv.bias.as_ref(), outputs),
         }
     }
 
@@ -280,11 +281,7 @@ impl Dense {
             inputs,
             outputs,
             weight: param(&l.weight),
-            bias: l
-                .bias
-                .as_ref()
-                .map(param)
-                .unwrap_or_else(|| vec![0.0; outputs]),
+            bias: bias_or_zeros(l.bias.as_ref(), outputs),
         }
     }
 

@@ -566,13 +566,9 @@ impl RunConfig {
                     .into(),
             );
         }
-        if m.global_pool_channels > 0 && !(1..=m.blocks).contains(&m.global_pool_every) {
-            return Err(format!(
-                "[model] global_pool_every = {} puts the pooled branch in no block of {}: \
-                 give 1 to {} (2: every second block)",
-                m.global_pool_every, m.blocks, m.blocks
-            ));
-        }
+        m.to_model_config()
+            .check_global_pool()
+            .map_err(|e| format!("[model] {e}"))?;
         match (m.reply_head, self.train.reply_policy_weight > 0.0) {
             (false, true) => {
                 return Err(format!(

@@ -46,6 +46,16 @@ fn with_model(model: Model, cache: usize) -> NetEvaluator<Yinsh> {
     .unwrap()
 }
 
+/// `positions` encoded as one `[batch, planes, 11, 11]` input of burn's.
+fn burn_input(positions: &[Position], device: &burn::tensor::Device) -> burn::tensor::Tensor<4> {
+    let mut x = vec![0.0; positions.len() * INPUT_SIZE];
+    encode_batch(&GAME, positions, &mut x);
+    burn::tensor::Tensor::<4>::from_data(
+        burn::tensor::TensorData::new(x, [positions.len(), INPUT_PLANES, 11, 11]),
+        device,
+    )
+}
+
 fn pt(s: &str) -> Point {
     s.parse().unwrap()
 }
@@ -383,19 +393,12 @@ fn pooled_branches_added_to_a_trained_network_change_none_of_its_outputs() {
     let branch = 9 * 8 * 4 + 4 * 4 + (8 * 8 + 8);
     assert_eq!(grown.num_params(), model.num_params() + 2 * branch);
     let positions = varied_positions();
-    let mut x = vec![0.0; positions.len() * INPUT_SIZE];
-    encode_batch(&GAME, &positions, &mut x);
-    let input = || {
-        burn::tensor::Tensor::<4>::from_data(
-            burn::tensor::TensorData::new(x.clone(), [positions.len(), INPUT_PLANES, 11, 11]),
-            &device,
-        )
-    };
+    let input = || burn_input(&positions, &device);
     let read = |t: burn::tensor::Tensor<2>| t.into_data().try_to_vec::<f32>().unwrap();
     let (a, b) = (model.forward(input()), grown.forward(input()));
     assert_eq!(read(a.policy), read(b.policy));
     assert_eq!(read(a.wdl), read(b.wdl));
-    // A network built with the branches answers otherwise: they are live.
+    // A network built with the branches has the same parameters.
     let fresh = pooled.init(&GAME.net_shape(), &device);
     assert_eq!(fresh.num_params(), grown.num_params());
     // Adding them twice adds nothing.
@@ -413,14 +416,7 @@ fn a_network_without_a_reply_head_loads_into_one_that_has_it() {
     let with_head = config.clone().with_reply_head(true);
     let model = load_weights(&with_head, &GAME.net_shape(), &path, &device).unwrap();
     let positions = varied_positions();
-    let mut x = vec![0.0; positions.len() * INPUT_SIZE];
-    encode_batch(&GAME, &positions, &mut x);
-    let input = || {
-        burn::tensor::Tensor::<4>::from_data(
-            burn::tensor::TensorData::new(x.clone(), [positions.len(), INPUT_PLANES, 11, 11]),
-            &device,
-        )
-    };
+    let input = || burn_input(&positions, &device);
     let read = |t: burn::tensor::Tensor<2>| t.into_data().try_to_vec::<f32>().unwrap();
     // The network answers as it did; the new head answers too.
     let (out, aux) = model.forward_aux(input());
@@ -484,12 +480,7 @@ fn model_output_shapes() {
     let device = default_device();
     let model = config.init(&GAME.net_shape(), &device);
     let positions = varied_positions();
-    let mut x = vec![0.0; positions.len() * INPUT_SIZE];
-    encode_batch(&GAME, &positions, &mut x);
-    let input = burn::tensor::Tensor::<4>::from_data(
-        burn::tensor::TensorData::new(x, [positions.len(), INPUT_PLANES, 11, 11]),
-        &device,
-    );
+    let input = burn_input(&positions, &device);
     let out = model.forward(input);
     assert_eq!(out.policy.dims(), [positions.len(), ACTION_SPACE]);
     assert_eq!(out.wdl.dims(), [positions.len(), 3]);
