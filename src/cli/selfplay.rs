@@ -170,6 +170,12 @@ pub fn print_summary(s: &SelfPlaySummary) {
             s.side_games
         );
     }
+    if s.positions != s.searched {
+        println!(
+            "policy surprise weighting: {} positions searched in full (mean surprise {:.3} nats) written as {} samples",
+            s.searched, s.mean_surprise, s.positions
+        );
+    }
     if s.resign_checks > 0 {
         println!(
             "resignation checks: {} games played out, {} would-be resignations were wrong",

@@ -104,6 +104,10 @@ pub struct SearchResult<A> {
     /// (PUCT) or the improved policy `softmax(logits + sigma(completed Q))`
     /// (Gumbel).
     pub policy: Vec<f32>,
+    /// The network's priors over `actions` (after `policy_temperature`,
+    /// without root noise): what the search began from, so that
+    /// [`surprise`](SearchResult::surprise) can say how far it moved.
+    pub priors: Vec<f32>,
     /// Visits of each child of the root, reused ones included.
     pub visits: Vec<u32>,
     /// Mean win/draw/loss at the root for the player to act; `None` when the
@@ -136,6 +140,35 @@ impl<A> SearchResult<A> {
     /// The root's expected score for the player to act, P(win) - P(loss).
     pub fn root_value(&self) -> Option<f32> {
         self.root_wdl.map(|w| w[0] - w[2])
+    }
+
+    /// How much the search taught the network here: the Kullback-Leibler
+    /// divergence of the policy target from the priors, in nats (0 where
+    /// the search agreed with the network). KataGo's policy surprise
+    /// weighting trains the surprising positions more often.
+    ///
+    /// ```
+    /// use yinsh_zero::mcts::SearchResult;
+    /// let mut r = SearchResult {
+    ///     action: 0u8, actions: vec![0, 1], policy: vec![0.5, 0.5], priors: vec![0.5, 0.5],
+    ///     visits: vec![1, 1], root_wdl: None, policy_wdl: None, policy_margin: None,
+    ///     simulations: 2, evaluations: 2, forced: false, full: true,
+    /// };
+    /// assert_eq!(r.surprise(), 0.0);
+    /// r.policy = vec![1.0, 0.0];
+    /// assert!((r.surprise() - 2f32.ln()).abs() < 1e-6);
+    /// ```
+    pub fn surprise(&self) -> f32 {
+        self.policy
+            .iter()
+            .zip(&self.priors)
+            .filter(|&(&p, _)| p > 0.0)
+            // A prior that underflowed to 0 would make any target infinitely
+            // surprising; the floor keeps one position from taking a game's
+            // whole weight.
+            .map(|(&p, &q)| p * (p / q.max(1e-6)).ln())
+            .sum::<f32>()
+            .max(0.0)
     }
 }
 
@@ -577,6 +610,7 @@ impl<S: State> Search<S> {
                 action: root.pos.legal_actions()[0],
                 actions: vec![root.pos.legal_actions()[0]],
                 policy: vec![1.0],
+                priors: vec![1.0],
                 visits: vec![self.tree.edge_stats(root.first_edge as usize, root.view).0],
                 root_wdl: root.wdl(),
                 policy_wdl: root.wdl(),
@@ -666,6 +700,7 @@ impl<S: State> Search<S> {
             action: actions[pick],
             actions,
             policy,
+            priors,
             visits,
             root_wdl: root.wdl(),
             policy_wdl,

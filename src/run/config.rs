@@ -832,6 +832,13 @@ mod tests {
             let e = refusal(text);
             assert!(e.contains("c.toml") && e.contains("side_games"), "{e}");
         }
+        for text in [
+            "[selfplay]\npolicy_surprise = 1.5\n",
+            "[selfplay]\npolicy_surprise_share = 0.5\n",
+        ] {
+            let e = refusal(text);
+            assert!(e.contains("c.toml") && e.contains("policy_surprise"), "{e}");
+        }
         let e = refusal("[selfplay]\nresign_check_share = 2.0\n");
         assert!(e.contains("resign_check_share"), "{e}");
         for (text, needle) in [

@@ -44,6 +44,15 @@ pub struct SelfPlayConfig {
     /// moves (a perfect player's other drawing moves) steer into; the
     /// earlier game itself goes on unperturbed, so its targets stay clean.
     pub side_games: f32,
+    /// Share of each game's training weight handed out by policy surprise
+    /// (KataGo's policy surprise weighting): each position searched in full
+    /// is written `(1 - share) + share * n * s / sum(s)` times on average,
+    /// `n` the game's searched positions and `s` its
+    /// [`surprise`](crate::mcts::SearchResult::surprise), so a game adds as
+    /// many samples as before but more of those where the search overruled
+    /// the network. KataGo uses a half and counts it among its larger gains;
+    /// 0 writes every position once.
+    pub policy_surprise: f32,
     /// Resign when the searched value of the player to act stays below this
     /// (P(win) - P(loss)) for `resign_consecutive` of its decisions.
     pub resign_threshold: f32,
@@ -71,6 +80,7 @@ impl Default for SelfPlayConfig {
             games_in_flight: 32,
             opening_moves: 4,
             side_games: 0.0,
+            policy_surprise: 0.0,
             resign_threshold: -0.9,
             resign_consecutive: 3,
             resign_check_share: 0.1,
@@ -111,6 +121,12 @@ impl SelfPlayConfig {
             return Err(SelfPlayError::Config(format!(
                 "side_games is a share of games, within 0..=1, not {}",
                 self.side_games
+            )));
+        }
+        if !(0.0..=1.0).contains(&self.policy_surprise) {
+            return Err(SelfPlayError::Config(format!(
+                "policy_surprise is a share of a game's training weight, within 0..=1, not {}",
+                self.policy_surprise
             )));
         }
         Ok(())
@@ -173,8 +189,16 @@ pub struct Progress {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct SelfPlaySummary {
     pub games: u64,
-    /// Positions written as training samples.
+    /// Positions written as training samples, policy surprise weighting's
+    /// copies included.
     pub positions: u64,
+    /// Positions searched in full, each counted once.
+    #[serde(default)]
+    pub searched: u64,
+    /// The mean [`surprise`](crate::mcts::SearchResult::surprise) of those
+    /// searches, in nats: how far search moved the network's priors.
+    #[serde(default)]
+    pub mean_surprise: f64,
     /// Decisions played, forced and fast ones included.
     pub decisions: u64,
     /// Turns per game ([`State::ply`]: YINSH's placements and ring moves),
@@ -208,6 +232,8 @@ impl SelfPlaySummary {
     fn absorb(&mut self, o: SelfPlaySummary) {
         self.games += o.games;
         self.positions += o.positions;
+        self.searched += o.searched;
+        self.mean_surprise += o.mean_surprise; // a sum until finish()
         self.decisions += o.decisions;
         self.mean_turns += o.mean_turns; // a sum until finish()
         self.white_wins += o.white_wins;
@@ -234,9 +260,41 @@ impl<S: State> InFlight<S> for Slot<S> {
     }
 }
 
-/// A position searched in full: its policy target over dense action
-/// indices, and the search's win/draw/loss and margin there.
-type Searched<S> = (S, Vec<(u32, f32)>, Option<[f32; 3]>, Option<f32>);
+/// A position searched in full.
+struct Searched<S> {
+    pos: S,
+    /// The policy target over dense action indices.
+    policy: Vec<(u32, f32)>,
+    /// The search's win/draw/loss and margin there.
+    wdl: Option<[f32; 3]>,
+    margin: Option<f32>,
+    /// How far the target lies from the network's priors.
+    surprise: f32,
+}
+
+/// How many times, on average, each of a game's searched positions is
+/// written: `1 - share` each, and `share` of the game's `n` samples handed
+/// out in proportion to `surprise` (KataGo's policy surprise weighting).
+/// The weights sum to `n`, so a game adds as many samples as without; where
+/// nothing surprised the search, each is written once.
+///
+/// ```
+/// use yinsh_zero::selfplay::surprise_weights;
+/// assert_eq!(surprise_weights(&[0.1, 0.3], 0.0), vec![1.0, 1.0]);
+/// assert_eq!(surprise_weights(&[0.1, 0.3], 0.5), vec![0.75, 1.25]);
+/// assert_eq!(surprise_weights(&[0.0, 0.0], 0.5), vec![1.0, 1.0]);
+/// ```
+pub fn surprise_weights(surprise: &[f32], share: f32) -> Vec<f32> {
+    let total: f32 = surprise.iter().sum();
+    if share <= 0.0 || total <= 0.0 {
+        return vec![1.0; surprise.len()];
+    }
+    let n = surprise.len() as f32;
+    surprise
+        .iter()
+        .map(|s| (1.0 - share) + share * n * s / total)
+        .collect()
+}
 
 struct Slot<S: State> {
     decisions: u64,
@@ -279,7 +337,7 @@ fn replies<S>(
             out[k] = next[(!by).index()].map(|j| {
                 let (_, action, reply_sample) = moves[j];
                 match reply_sample {
-                    Some(r) => samples[r].1.clone(),
+                    Some(r) => samples[r].policy.clone(),
                     None => vec![(action, 1.0)],
                 }
             });
@@ -366,6 +424,7 @@ where
     }
     total.files.sort();
     total.mean_turns /= total.games.max(1) as f64;
+    total.mean_surprise /= total.searched.max(1) as f64;
     total.seconds = started.elapsed().as_secs_f64();
     total.evaluator_share = total.evaluator_seconds / worker_seconds.max(1e-9);
     Ok(total)
@@ -546,8 +605,13 @@ impl<G: Game> Worker<'_, G> {
                 .map(|(&a, &p)| (self.game.action_index(a) as u32, p))
                 .collect();
             self.offer_fork(game, &pos, result.action);
-            game.samples
-                .push((pos.clone(), policy, result.policy_wdl, result.policy_margin));
+            game.samples.push(Searched {
+                pos: pos.clone(),
+                policy,
+                wdl: result.policy_wdl,
+                margin: result.policy_margin,
+                surprise: result.surprise(),
+            });
             self.progress.positions.fetch_add(1, Ordering::Relaxed);
         }
         if self.cfg.resign
@@ -580,7 +644,7 @@ impl<G: Game> Worker<'_, G> {
     }
 
     /// Turns a finished game into samples with outcomes and tallies it.
-    fn complete(&self, game: Slot<G::State>, summary: &mut SelfPlaySummary) -> Vec<Sample> {
+    fn complete(&self, mut game: Slot<G::State>, summary: &mut SelfPlaySummary) -> Vec<Sample> {
         let last = game.search.position();
         let outcome = match game.resigned {
             Some(c) => GameResult::Win(!c),
@@ -630,23 +694,38 @@ impl<G: Game> Worker<'_, G> {
                 };
                 GameEnd { before, last_move }
             });
-        let samples: Vec<Sample> = game
-            .samples
-            .into_iter()
-            .zip(replies)
-            .map(|((pos, policy, wdl, search_margin), reply)| {
-                let me = pos.to_act();
-                let margin = last.margin(me);
-                let left = last.ply() - pos.ply();
-                // A game without a margin has no margin target to mix into.
-                let search_margin = search_margin.filter(|_| margin.is_some());
-                Sample::new(self.game, &pos, policy, outcome.score_for(me), margin, left)
-                    .with_search_wdl(wdl)
-                    .with_search_margin(search_margin)
-                    .with_reply(reply)
-                    .with_game_end(game_end.clone())
-            })
-            .collect();
+        let surprise: Vec<f32> = game.samples.iter().map(|s| s.surprise).collect();
+        summary.searched += surprise.len() as u64;
+        summary.mean_surprise += surprise.iter().map(|&s| s as f64).sum::<f64>();
+        let weights = surprise_weights(&surprise, self.cfg.policy_surprise);
+        let mut samples = Vec::with_capacity(game.samples.len());
+        for ((searched, reply), weight) in game.samples.into_iter().zip(replies).zip(weights) {
+            // floor(w) copies and one more with probability frac(w), as
+            // KataGo writes its rows: the expected count is the weight.
+            let copies =
+                weight.floor() as usize + usize::from(game.rng.random::<f32>() < weight.fract());
+            if copies == 0 {
+                continue;
+            }
+            let Searched {
+                pos,
+                policy,
+                wdl,
+                margin: search_margin,
+                ..
+            } = searched;
+            let me = pos.to_act();
+            let margin = last.margin(me);
+            let left = last.ply() - pos.ply();
+            // A game without a margin has no margin target to mix into.
+            let search_margin = search_margin.filter(|_| margin.is_some());
+            let sample = Sample::new(self.game, &pos, policy, outcome.score_for(me), margin, left)
+                .with_search_wdl(wdl)
+                .with_search_margin(search_margin)
+                .with_reply(reply)
+                .with_game_end(game_end.clone());
+            samples.extend(std::iter::repeat_n(sample, copies));
+        }
         summary.positions += samples.len() as u64;
         self.progress.games.fetch_add(1, Ordering::Relaxed);
         samples

@@ -565,3 +565,117 @@ fn each_sample_keeps_the_opponents_next_decision_as_its_reply() {
     );
     assert!((1..4 * 4).contains(&last), "{last} samples without a reply");
 }
+
+/// Connect Four self-play with the uniform evaluator, every decision
+/// searched in full, at a policy surprise share; returns the summary and
+/// every written sample's policy target.
+fn connect4_games(
+    dir: &Path,
+    policy_surprise: f32,
+) -> (selfplay::SelfPlaySummary, Vec<Vec<(u32, f32)>>) {
+    let game = yinsh_zero::games::connect4::Connect4;
+    let cfg = SelfPlayConfig {
+        workers: 1,
+        games_in_flight: 4,
+        opening_moves: 2,
+        policy_surprise,
+        ..SelfPlayConfig::default()
+    };
+    let search = SearchConfig {
+        simulations: 32,
+        full_search_prob: 1.0,
+        ..SearchConfig::default()
+    };
+    let s = selfplay::run(
+        &game,
+        &cfg,
+        &search,
+        16,
+        3,
+        0,
+        dir,
+        "g000000",
+        |_| Ok(UniformEvaluator),
+        &Progress::default(),
+        &|| false,
+    )
+    .unwrap();
+    let policies = s
+        .files
+        .iter()
+        .flat_map(|f| record::read(&game, f).unwrap().samples)
+        .map(|sample| sample.policy)
+        .collect();
+    (s, policies)
+}
+
+/// The surprise of a target against the uniform evaluator's priors, which
+/// are uniform over the legal actions the target lists.
+fn surprise_against_uniform(policy: &[(u32, f32)]) -> f32 {
+    let n = policy.len() as f32;
+    policy
+        .iter()
+        .filter(|p| p.1 > 0.0)
+        .map(|p| p.1 * (p.1 * n).ln())
+        .sum()
+}
+
+#[test]
+fn policy_surprise_writes_the_positions_search_overruled_and_drops_the_rest() {
+    let dir = tempfile::tempdir().unwrap();
+    let (plain, once) = connect4_games(dir.path(), 0.0);
+    assert_eq!(plain.positions, plain.searched);
+    assert_eq!(once.len() as u64, plain.searched);
+    // Uniform priors and values: search moves off the priors only where it
+    // finds a game's end, so the early positions teach nothing.
+    let flat = once
+        .iter()
+        .filter(|p| surprise_against_uniform(p) < 1e-4)
+        .count();
+    assert!(
+        flat > 0 && flat < once.len(),
+        "{flat} of {} unsurprising",
+        once.len()
+    );
+    assert!(plain.mean_surprise > 0.0);
+
+    // All the weight by surprise: the same games (the copies are drawn
+    // after each game ends), the unsurprising positions gone, the others
+    // written about as often as all were.
+    let dir = tempfile::tempdir().unwrap();
+    let (weighted, copies) = connect4_games(dir.path(), 1.0);
+    assert_eq!(weighted.searched, plain.searched);
+    assert_eq!(weighted.mean_surprise, plain.mean_surprise);
+    assert!(
+        copies.iter().all(|p| surprise_against_uniform(p) >= 1e-4),
+        "an unsurprising position was written"
+    );
+    assert!(copies.iter().all(|p| once.contains(p)));
+    let ratio = copies.len() as f64 / once.len() as f64;
+    assert!(
+        (0.8..1.2).contains(&ratio),
+        "{} written for {} searched",
+        copies.len(),
+        once.len()
+    );
+    let distinct = copies
+        .iter()
+        .filter(|p| copies.iter().filter(|q| q == p).count() == 1)
+        .count();
+    assert!(
+        distinct < copies.len(),
+        "some position written more than once"
+    );
+}
+
+#[test]
+fn a_policy_surprise_share_outside_zero_to_one_is_refused_by_name() {
+    for bad in [-0.5, 1.01, f32::NAN] {
+        let cfg = SelfPlayConfig {
+            policy_surprise: bad,
+            ..SelfPlayConfig::default()
+        };
+        let err = cfg.validate().unwrap_err();
+        assert!(err.to_string().contains("policy_surprise"), "{err}");
+    }
+}
