@@ -396,6 +396,37 @@ fn bad_inference_server_settings_are_refused_by_name() {
     );
 }
 
+/// Self-play of `game` with the uniform evaluator, every decision searched
+/// in full with `simulations` descents, into `dir`.
+fn uniform_selfplay<G: Game>(
+    game: &G,
+    cfg: &SelfPlayConfig,
+    simulations: u32,
+    games: u64,
+    seed: u64,
+    dir: &Path,
+) -> selfplay::SelfPlaySummary {
+    let search = SearchConfig {
+        simulations,
+        full_search_prob: 1.0,
+        ..SearchConfig::default()
+    };
+    selfplay::run(
+        game,
+        cfg,
+        &search,
+        games,
+        seed,
+        0,
+        dir,
+        "g000000",
+        |_| Ok(UniformEvaluator),
+        &Progress::default(),
+        &|| false,
+    )
+    .unwrap()
+}
+
 /// Plays Six Men's Morris games, one game per record file, and returns the
 /// summary with each game's first recorded position.
 fn morris_games(
@@ -415,25 +446,7 @@ fn morris_games(
         side_games,
         ..SelfPlayConfig::default()
     };
-    let search = SearchConfig {
-        simulations: 8,
-        full_search_prob: 1.0,
-        ..SearchConfig::default()
-    };
-    let s = selfplay::run(
-        &game,
-        &cfg,
-        &search,
-        games,
-        5,
-        0,
-        dir,
-        "g000000",
-        |_| Ok(UniformEvaluator),
-        &Progress::default(),
-        &|| false,
-    )
-    .unwrap();
+    let s = uniform_selfplay(&game, &cfg, 8, games, 5, dir);
     let firsts = s
         .files
         .iter()
@@ -581,25 +594,7 @@ fn connect4_games(
         policy_surprise,
         ..SelfPlayConfig::default()
     };
-    let search = SearchConfig {
-        simulations: 32,
-        full_search_prob: 1.0,
-        ..SearchConfig::default()
-    };
-    let s = selfplay::run(
-        &game,
-        &cfg,
-        &search,
-        16,
-        3,
-        0,
-        dir,
-        "g000000",
-        |_| Ok(UniformEvaluator),
-        &Progress::default(),
-        &|| false,
-    )
-    .unwrap();
+    let s = uniform_selfplay(&game, &cfg, 32, 16, 3, dir);
     let policies = s
         .files
         .iter()
