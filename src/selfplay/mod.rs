@@ -233,9 +233,9 @@ impl SelfPlaySummary {
         self.games += o.games;
         self.positions += o.positions;
         self.searched += o.searched;
-        self.mean_surprise += o.mean_surprise; // a sum until finish()
+        self.mean_surprise += o.mean_surprise; // a sum until run() divides it
         self.decisions += o.decisions;
-        self.mean_turns += o.mean_turns; // a sum until finish()
+        self.mean_turns += o.mean_turns; // a sum until run() divides it
         self.white_wins += o.white_wins;
         self.black_wins += o.black_wins;
         self.draws += o.draws;
